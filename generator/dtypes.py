@@ -1,0 +1,70 @@
+"""THE dtype table: one row per dtype, one column per language.
+
+Every language adapter, the challenge.py template and the judge read their type names from here, so a
+dtype is added (or a language gains a column) in exactly one place.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Dict, Optional
+
+
+@dataclass(frozen=True)
+class DType:
+    """How one element type is spelled in every language chgen emits."""
+
+    name: str  # the spec's spelling
+    itemsize: int  # bytes per element
+    kind: str  # "float" or "int"
+    torch: str  # attribute of the torch module
+    ctypes_tensor: str  # ctypes spelling of a pointer to it (challenge.py get_solve_signature)
+    cuda: str  # CUDA element type
+    cuda_include: Optional[str]  # header that defines the CUDA type, if not built in
+    mojo: str  # Mojo element type (pointer parameter) / scalar type
+    cute_scalar: Optional[str]  # CuTe DSL scalar annotation (scalars only)
+    cute_element: str  # cutlass element type, for solutions and the judge
+    jax: str  # jnp dtype attribute
+    python_scalar: Optional[str]  # Python annotation for a scalar of this type
+    ctypes_scalar: Optional[str]  # ctypes spelling of a scalar of this type
+    triton: str  # tl dtype attribute
+
+
+_ROWS = [
+    # name      size kind    torch       ctypes pointer                       CUDA             include
+    DType("float32", 4, "float", "float32", "ctypes.POINTER(ctypes.c_float)", "float", None,
+          "Float32", "cute.Float32", "cutlass.Float32", "float32", "float", "ctypes.c_float",
+          "float32"),
+    DType("float16", 2, "float", "float16", "ctypes.POINTER(ctypes.c_uint16)", "half",
+          "cuda_fp16.h", "Float16", None, "cutlass.Float16", "float16", None, None, "float16"),
+    DType("bfloat16", 2, "float", "bfloat16", "ctypes.POINTER(ctypes.c_uint16)", "__nv_bfloat16",
+          "cuda_bf16.h", "BFloat16", None, "cutlass.BFloat16", "bfloat16", None, None,
+          "bfloat16"),
+    DType("int8", 1, "int", "int8", "ctypes.POINTER(ctypes.c_int8)", "int8_t", None, "Int8", None,
+          "cutlass.Int8", "int8", None, None, "int8"),
+    DType("uint8", 1, "int", "uint8", "ctypes.POINTER(ctypes.c_uint8)", "uint8_t", None, "UInt8",
+          None, "cutlass.Uint8", "uint8", None, None, "uint8"),
+    DType("int32", 4, "int", "int32", "ctypes.POINTER(ctypes.c_int)", "int", None, "Int32",
+          "cute.Int32", "cutlass.Int32", "int32", "int", "ctypes.c_int", "int32"),
+    DType("uint32", 4, "int", "uint32", "ctypes.POINTER(ctypes.c_uint32)", "unsigned int", None,
+          "UInt32", None, "cutlass.Uint32", "uint32", None, None, "uint32"),
+    DType("int64", 8, "int", "int64", "ctypes.POINTER(ctypes.c_int64)", "long long", None,
+          "Int64", None, "cutlass.Int64", "int64", None, None, "int64"),
+]  # fmt: skip
+
+DTYPES: Dict[str, DType] = {row.name: row for row in _ROWS}
+
+#: dtypes a tensor parameter may have
+TENSOR_DTYPES = tuple(DTYPES)
+#: dtypes a scalar parameter may have (sizes and counts are int32, factors float32)
+SCALAR_DTYPES = tuple(name for name, row in DTYPES.items() if row.python_scalar is not None)
+
+
+def lookup(name: str) -> DType:
+    """The row for `name`; the spec model has already rejected unknown names."""
+    return DTYPES[name]
+
+
+def by_ctypes_tensor(spelling: str) -> list[DType]:
+    """Rows whose pointer type is spelled `spelling` (several dtypes share c_uint16)."""
+    return [row for row in _ROWS if row.ctypes_tensor == spelling]

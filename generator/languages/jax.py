@@ -1,0 +1,35 @@
+"""JAX: `@jax.jit def solve(...)` that takes in/inout arrays and returns the outputs."""
+
+from __future__ import annotations
+
+from typing import Any, Dict, Sequence
+
+from generator.languages.base import Language, SigParam
+
+
+class Jax(Language):
+    key = "jax"
+    title = "JAX"
+    suffix = ".jax.py"
+    template = "starter/jax.py.j2"
+    noun = ("tensor on device", "tensors on device")
+    formatter = "python_format"
+    drops_outputs = True
+
+    def tensor_type(self, p: SigParam) -> str:
+        return "jax.Array"
+
+    def scalar_type(self, p: SigParam) -> str:
+        return p.dtype.python_scalar
+
+    def names_tensor(self, p: SigParam) -> bool:
+        return p.direction != "out"
+
+    def extra_context(self, params: Sequence[SigParam]) -> Dict[str, Any]:
+        returned = [p for p in params if p.is_tensor and p.direction != "in"]
+        if len(returned) == 1:
+            annotation = "jax.Array"
+        else:
+            annotation = f"tuple[{', '.join('jax.Array' for _ in returned)}]"
+        # the public set writes the singular even for several outputs
+        return {"return_annotation": annotation, "return_comment": "# return output tensor directly"}

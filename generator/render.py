@@ -1,0 +1,339 @@
+"""Spec -> rendered, formatted files. All computing happens here; the templates only loop and branch.
+
+`render_challenge` returns {relative path: text} for one challenge directory; `render_core` the
+shared base class. Nothing is written here (see tree.py).
+"""
+
+from __future__ import annotations
+
+import functools
+import textwrap
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Sequence
+
+import jinja2
+
+from generator import html
+from generator.dtypes import lookup
+from generator.formatting import format_text
+from generator.languages import LANGUAGES, SigParam
+from generator.spec.loader import LoadedSpec, size_names
+from generator.spec.model import Case, Distribution, Param, Spec
+
+TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
+
+
+@functools.lru_cache(maxsize=1)
+def environment() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(TEMPLATES)),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        autoescape=False,
+    )
+
+
+def render_template(name: str, context: Dict[str, Any]) -> str:
+    return environment().get_template(name).render(**context)
+
+
+def sig_params(spec: Spec) -> List[SigParam]:
+    return [SigParam.make(p.name, p.dtype, p.direction, p.is_tensor) for p in spec.signature]
+
+
+def challenge_dir(spec: Spec) -> str:
+    return f"challenges/{spec.difficulty}/{spec.dir_name}"
+
+
+# ---------------------------------------------------------------------------------- starters
+
+
+def scaffold_context(spec: Spec) -> Optional[Dict[str, Any]]:
+    if spec.scaffold is None:
+        return None
+    grid = spec.scaffold.grid
+    two_d = len(grid) == 2
+    # x runs over the last (fastest) dimension, as in the public 2-D starters
+    return {
+        "kernel": spec.scaffold.kernel,
+        "two_d": two_d,
+        "x": grid[-1],
+        "y": grid[0] if two_d else None,
+    }
+
+
+def render_starters(spec: Spec) -> Dict[str, str]:
+    params = sig_params(spec)
+    easy = spec.difficulty == "easy"
+    files = {}
+    for lang in LANGUAGES:
+        typed = lang.starter_params(params)
+        if lang.key == "cuda":
+            declarations = ", ".join(p.annotation for p in typed)
+        else:
+            declarations = ", ".join(f"{p.name}: {p.annotation}" for p in typed)
+        context = {
+            "comment": lang.comment(params, easy),
+            "declarations": declarations,
+            "arguments": ", ".join(p.name for p in typed),
+            "scaffold": scaffold_context(spec),
+            **lang.extra_context(params),
+        }
+        text = render_template(lang.template, context)
+        name = f"starter/{lang.starter_name}"
+        files[name] = format_text(lang.formatter, text, name)
+    return files
+
+
+# ---------------------------------------------------------------------------- challenge.py
+
+
+def py_number(value: Any) -> str:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    return repr(float(value))
+
+
+def tolerance_literal(value: float) -> str:
+    """1e-03 style for round tolerances (as the public set writes them), repr otherwise."""
+    short = f"{value:.0e}"
+    return short if float(short) == value else repr(value)
+
+
+def shape_tuple(param: Param) -> str:
+    dims = [str(d) for d in param.shape]
+    return f"({dims[0]},)" if len(dims) == 1 else f"({', '.join(dims)})"
+
+
+def nested_literal(value: Any, dtype_kind: str) -> str:
+    if isinstance(value, list):
+        return "[" + ", ".join(nested_literal(v, dtype_kind) for v in value) + "]"
+    if dtype_kind == "int":
+        return str(int(value))
+    return repr(float(value))
+
+
+def tensor_kwargs(param: Param) -> str:
+    return f"device=self.device, dtype=torch.{lookup(param.dtype).torch}"
+
+
+def distribution_expr(param: Param, dist: Distribution) -> str:
+    """Python (torch) source that draws one input tensor on self.device."""
+    shape, kwargs = shape_tuple(param), tensor_kwargs(param)
+    kind = dist.kind
+    if kind == "uniform":
+        low, high = dist.uniform
+        return f"torch.empty({shape}, {kwargs}).uniform_({py_number(low)}, {py_number(high)})"
+    if kind == "normal":
+        mean, std = dist.normal
+        return f"torch.empty({shape}, {kwargs}).normal_({py_number(mean)}, {py_number(std)})"
+    if kind == "constant":
+        if dist.constant == 0:
+            return f"torch.zeros({shape}, {kwargs})"
+        value = py_number(dist.constant if lookup(param.dtype).kind == "float" else int(dist.constant))
+        return f"torch.full({shape}, {value}, {kwargs})"
+    if kind == "randint":
+        low, high = dist.randint
+        return f"torch.randint({low}, {high}, {shape}, {kwargs})"
+    if kind == "values":
+        literal = nested_literal(dist.values, lookup(param.dtype).kind)
+        return f"torch.tensor({literal}, {kwargs})"
+    if kind == "correlated":
+        c = dist.correlated
+        mean, std = c.noise
+        noise = f"torch.empty({shape}, {kwargs}).normal_({py_number(mean)}, {py_number(std)})"
+        return f"{py_number(c.scale)} * {c.source} + {noise}"
+    raise AssertionError(kind)
+
+
+def size_assignment(spec: Spec, scalars: Dict[str, Any]) -> List[str]:
+    names = size_names(spec)
+    if not names:
+        return []
+    values = ", ".join(str(scalars[n]) for n in names)
+    return [f"{', '.join(names)} = {values}"]
+
+
+def make_call(spec: Spec, scalars: Dict[str, Any]) -> str:
+    sizes = set(size_names(spec))
+    args = []
+    for p in spec.signature:
+        if p.direction == "out":
+            continue
+        if p.is_tensor or p.name in sizes:
+            args.append(p.name)
+        else:
+            args.append(py_number(scalars[p.name]))
+    return f"self._make({', '.join(args)})"
+
+
+@dataclass
+class CaseCode:
+    comment: str
+    lines: List[str]
+    call: str
+
+
+def case_code(spec: Spec, scalars: Dict[str, Any], dists: Dict[str, Distribution]) -> CaseCode:
+    lines = size_assignment(spec, scalars)
+    for p in spec.signature:
+        if p.is_tensor and p.direction != "out":
+            lines.append(f"{p.name} = {distribution_expr(p, dists[p.name])}")
+    return CaseCode("", lines, make_call(spec, scalars))
+
+
+def example_code(spec: Spec) -> CaseCode:
+    ex = spec.example
+    lines = size_assignment(spec, ex.scalars)
+    for p in spec.signature:
+        if p.is_tensor and p.direction != "out":
+            literal = nested_literal(ex.inputs[p.name], lookup(p.dtype).kind)
+            lines.append(f"{p.name} = torch.tensor({literal}, {tensor_kwargs(p)})")
+    return CaseCode("", lines, make_call(spec, ex.scalars))
+
+
+def functional_code(spec: Spec, case: Case) -> CaseCode:
+    comment = case.name + (f": {case.note}" if case.note else "")
+    if case.from_example:
+        return CaseCode(comment, [], "self.generate_example_test()")
+    scalars = {**spec.defaults.scalars, **case.scalars}
+    dists = {**spec.defaults.inputs, **case.inputs}
+    code = case_code(spec, scalars, dists)
+    code.comment = comment
+    return code
+
+
+def output_expr(spec: Spec, p: Param) -> str:
+    if spec.prefill is None:
+        return f"torch.empty({shape_tuple(p)}, {tensor_kwargs(p)})"
+    return f"torch.full({shape_tuple(p)}, {py_number(spec.prefill)}, {tensor_kwargs(p)})"
+
+
+def python_annotation(p: Param) -> str:
+    return "torch.Tensor" if p.is_tensor else lookup(p.dtype).python_scalar
+
+
+def assertions(spec: Spec) -> List[str]:
+    checks = []
+    for p in spec.signature:
+        if p.is_tensor:
+            checks.append(f"{p.name}.shape == {shape_tuple(p)}")
+    for p in spec.signature:
+        if p.is_tensor:
+            checks.append(f"{p.name}.dtype == torch.{lookup(p.dtype).torch}")
+    return checks
+
+
+def challenge_py_context(spec: Spec) -> Dict[str, Any]:
+    make_params = [p for p in spec.signature if p.direction != "out"]
+    make_entries = []
+    for p in spec.signature:
+        value = output_expr(spec, p) if p.direction == "out" else p.name
+        make_entries.append({"name": p.name, "value": value})
+    make_doc = (
+        f", outputs pre-filled with {py_number(spec.prefill)}" if spec.prefill is not None else ""
+    )
+    reference = textwrap.dedent(spec.reference).strip("\n").splitlines()
+    perf = spec.performance
+    perf_dists = {**spec.defaults.inputs, **perf.inputs}
+    return {
+        "name": repr(spec.name).replace("'", '"'),
+        "atol": tolerance_literal(spec.atol),
+        "rtol": tolerance_literal(spec.rtol),
+        "num_gpus": spec.num_gpus,
+        "access_tier": f'"{spec.access_tier}"',
+        "reference_declarations": ", ".join(
+            f"{p.name}: {python_annotation(p)}" for p in spec.signature
+        ),
+        "assertions": assertions(spec),
+        "reference_lines": reference,
+        "signature": [
+            {
+                "name": p.name,
+                "ctype": lookup(p.dtype).ctypes_tensor if p.is_tensor else lookup(p.dtype).ctypes_scalar,
+                "direction": p.direction,
+            }
+            for p in spec.signature
+        ],
+        "make_declarations": ", ".join(f"{p.name}: {python_annotation(p)}" for p in make_params),
+        "make_entries": make_entries,
+        "make_doc": make_doc,
+        "example": example_code(spec),
+        "cases": [functional_code(spec, case) for case in spec.functional],
+        "performance": case_code(spec, perf.scalars, perf_dists),
+    }
+
+
+# -------------------------------------------------------------------------- challenge.html
+
+
+def challenge_html_context(loaded: LoadedSpec) -> Dict[str, Any]:
+    spec = loaded.spec
+    ex = spec.example
+    sizes = set(size_names(spec))
+    params = {p.name: p for p in spec.signature}
+    inputs = [
+        (p.name, p.shape, ex.inputs[p.name])
+        for p in spec.signature
+        if p.is_tensor and p.direction != "out"
+    ]
+    outputs = [
+        (p.name, p.shape, ex.outputs[p.name])
+        for p in spec.signature
+        if p.is_tensor and p.direction != "in"
+    ]
+    scalar_lines = [
+        (p.name, p.latex or f"\\text{{{p.name}}}", ex.scalars[p.name])
+        for p in spec.signature
+        if not p.is_tensor and p.name not in sizes
+    ]
+    if not any(len(params[n].shape) >= 2 for n, _, _ in inputs + outputs):
+        # 1-D pages show the sizes in the <pre> block too
+        scalar_lines = [
+            (p.name, p.latex or p.name, ex.scalars[p.name])
+            for p in spec.signature
+            if not p.is_tensor
+        ]
+    perf_sizes = [
+        (p.name, int(spec.performance.scalars[p.name]))
+        for p in spec.signature
+        if not p.is_tensor and p.dtype == "int32"
+    ]
+    return {
+        "description": spec.description.strip(),
+        "svg": loaded.svg,
+        "requirements": spec.requirements,
+        "constraints": spec.constraints,
+        "example": html.example_blocks(inputs, outputs, scalar_lines, ex.scalars),
+        "performance_bullet": html.performance_bullet(perf_sizes),
+    }
+
+
+# --------------------------------------------------------------------------------- the tree
+
+
+def render_challenge(loaded: LoadedSpec) -> Dict[str, str]:
+    """All files of one challenge directory, relative to the tree root, formatted."""
+    spec = loaded.spec
+    base = challenge_dir(spec)
+    files = {f"{base}/{name}": text for name, text in render_starters(spec).items()}
+    py = render_template("challenge.py.j2", challenge_py_context(spec))
+    files[f"{base}/challenge.py"] = format_text("python_format", py, f"{base}/challenge.py")
+    page = render_template("challenge.html.j2", challenge_html_context(loaded))
+    files[f"{base}/challenge.html"] = format_text("plain", page, f"{base}/challenge.html")
+    return dict(sorted(files.items()))
+
+
+CORE_BASE = "challenges/core/challenge_base.py"
+
+
+def render_core() -> Dict[str, str]:
+    text = (TEMPLATES / "core" / "challenge_base.py").read_text()
+    return {CORE_BASE: format_text("python_format", text, CORE_BASE)}
+
+
+def starter_names() -> Sequence[str]:
+    return [lang.starter_name for lang in LANGUAGES]

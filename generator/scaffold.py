@@ -1,0 +1,95 @@
+"""`chgen new`: a spec skeleton with the next free id, valid from the start."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Optional, Set
+
+from generator.render import render_template
+from generator.spec.loader import SPEC_NAME_RE, find_specs
+from generator.spec.model import NAME_RE, SLUG_RE
+
+DIFFICULTIES = ("easy", "medium", "hard")
+TREE_DIR_RE = re.compile(r"^(\d+)_[A-Za-z0-9_]+$")
+
+
+class ScaffoldError(Exception):
+    pass
+
+
+def ids_in_specs(specs_dir: Path) -> Set[int]:
+    return {int(SPEC_NAME_RE.match(p.name).group(1)) for p in find_specs(specs_dir)}
+
+
+def ids_in_tree(root: Path) -> Set[int]:
+    """Ids of the challenge directories in a LeetGPU-layout tree (root or root/challenges)."""
+    base = root / "challenges" if (root / "challenges").is_dir() else root
+    found = set()
+    for difficulty in DIFFICULTIES:
+        folder = base / difficulty
+        if folder.is_dir():
+            for child in folder.iterdir():
+                match = TREE_DIR_RE.match(child.name)
+                if match and child.is_dir():
+                    found.add(int(match.group(1)))
+    return found
+
+
+def default_name(slug: str) -> str:
+    return " ".join(word.capitalize() for word in slug.split("_"))
+
+
+def new_spec(
+    slug: str,
+    difficulty: str,
+    name: Optional[str],
+    challenge_id: Optional[int],
+    specs_dir: Path,
+    against: Optional[Path] = None,
+) -> Path:
+    if not SLUG_RE.match(slug) or len(slug) > 60:
+        raise ScaffoldError(
+            f"bad slug {slug!r}: use lowercase letters and digits in words joined by single "
+            "underscores, e.g. rms_norm_backward"
+        )
+    if difficulty not in DIFFICULTIES:
+        raise ScaffoldError(f"bad difficulty {difficulty!r}: use easy, medium or hard")
+    name = name or default_name(slug)
+    if not NAME_RE.match(name):
+        raise ScaffoldError(f"bad name {name!r}: use letters, digits, spaces, '-', '+', '()'")
+    taken = ids_in_specs(specs_dir) if specs_dir.is_dir() else set()
+    if Path("generated").is_dir():
+        taken |= ids_in_tree(Path("generated"))
+    if against is not None:
+        if not against.is_dir():
+            raise ScaffoldError(f"--against {against}: not a directory")
+        taken |= ids_in_tree(against)
+    if challenge_id is None:
+        challenge_id = max(taken, default=0) + 1
+    elif challenge_id in taken:
+        raise ScaffoldError(f"id {challenge_id} is already taken; the next free id is "
+                            f"{max(taken) + 1}")
+    elif challenge_id < 1:
+        raise ScaffoldError("ids start at 1")
+    for existing in find_specs(specs_dir) if specs_dir.is_dir() else []:
+        if SPEC_NAME_RE.match(existing.name).group(2) == slug:
+            raise ScaffoldError(f"slug {slug!r} is already used by {existing}")
+    path = specs_dir / f"{challenge_id}_{slug}.yaml"
+    text = render_template(
+        "new_spec.yaml.j2",
+        {
+            "id": challenge_id,
+            "slug": slug,
+            "name": name,
+            "difficulty": difficulty,
+            "scaffold": difficulty == "easy",
+        },
+    )
+    specs_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        with open(path, "x", encoding="utf-8") as handle:
+            handle.write(text)
+    except FileExistsError:
+        raise ScaffoldError(f"{path} already exists") from None
+    return path

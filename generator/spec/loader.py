@@ -1,0 +1,468 @@
+"""Spec files -> validated `Spec` objects, with every error at file:line:column.
+
+Two passes: pydantic checks each field's form; `_cross_checks` then checks what spans fields (shapes
+name declared sizes, every case gives every size, example data matches the declared shapes, ...).
+Both passes report through the YAML positions kept by `yamlpos`.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Dict, Iterable, List, Optional, Tuple
+
+from pydantic import ValidationError
+
+from generator.spec.model import (
+    IDENT_RE,
+    Correlated,
+    Distribution,
+    Param,
+    Spec,
+    Values,
+)
+from generator.spec.yamlpos import (
+    PathKey,
+    Position,
+    PositionedData,
+    SpecError,
+    SpecErrors,
+    load_positioned,
+    read_text,
+)
+
+SPEC_NAME_RE = re.compile(r"^(\d+)_([a-z0-9_]+)\.ya?ml$")
+MAX_SPEC_BYTES = 2_000_000
+#: the performance case must fit five times in a 16 GB card
+PERF_BYTES_LIMIT = 3_200_000_000
+
+
+@dataclass(frozen=True)
+class LoadedSpec:
+    """A validated spec, where it came from, and the YAML positions for later error reports."""
+
+    spec: Spec
+    path: Path
+    display: str
+    svg: Optional[str]
+    raw: PositionedData
+
+    def position(self, *path: Any) -> Position:
+        return self.raw.position(tuple(path))
+
+
+def _display(path: Path, root: Optional[Path]) -> str:
+    if root is not None:
+        try:
+            return str(path.resolve().relative_to(root.resolve()))
+        except ValueError:
+            pass
+    return str(path)
+
+
+def load_spec(path: Path, root: Optional[Path] = None) -> LoadedSpec:
+    """Load and validate one spec; raise SpecErrors listing every problem found."""
+    display = _display(path, root)
+    if path.is_file() and path.stat().st_size > MAX_SPEC_BYTES:
+        raise SpecErrors([SpecError(Position(display, 1, 1), "spec file is larger than 2 MB")])
+    try:
+        text = read_text(path, display)
+        return load_spec_text(text, display, path)
+    except SpecError as err:
+        raise SpecErrors([err]) from None
+
+
+def load_spec_text(text: str, display: str, path: Optional[Path] = None) -> LoadedSpec:
+    raw = load_positioned(text, display)
+    if not isinstance(raw.data, dict):
+        raise SpecErrors(
+            [SpecError(Position(display, 1, 1), "a spec is a YAML mapping (key: value lines)")]
+        )
+    try:
+        spec = Spec.model_validate(raw.data)
+    except ValidationError as exc:
+        raise SpecErrors([_from_pydantic(raw, err) for err in exc.errors()]) from None
+    except (RecursionError, OverflowError, MemoryError):
+        raise SpecErrors([SpecError(Position(display, 1, 1), "spec is too deeply nested")])
+    errors: List[SpecError] = []
+    svg = None
+    for where, message, hint in _cross_checks(spec):
+        errors.append(SpecError(raw.position(where), message, hint))
+    if path is not None:
+        errors.extend(_file_name_checks(spec, path, raw))
+        try:
+            svg = _load_svg(spec, path, raw)
+        except SpecError as err:
+            errors.append(err)
+    if errors:
+        raise SpecErrors(errors)
+    return LoadedSpec(spec=spec, path=path or Path(display), display=display, svg=svg, raw=raw)
+
+
+def _from_pydantic(raw: PositionedData, err: Dict[str, Any]) -> SpecError:
+    loc = tuple(err.get("loc", ()))
+    message = err.get("msg", "invalid value")
+    if message.startswith("Value error, "):
+        message = message[len("Value error, ") :]
+    kind = err.get("type", "")
+    field = ".".join(str(p) for p in loc) or "spec"
+    if kind == "extra_forbidden":
+        hint = "remove it or check its spelling against the README's spec format"
+        message = f"unknown field '{loc[-1]}'"
+    elif kind == "missing":
+        hint = "add it"
+        message = f"missing required field '{field}'"
+    else:
+        hint = ""
+        message = f"{field}: {message}"
+    return SpecError(raw.position(loc), message, hint)
+
+
+def _file_name_checks(spec: Spec, path: Path, raw: PositionedData) -> List[SpecError]:
+    match = SPEC_NAME_RE.match(path.name)
+    expected = f"{spec.id}_{spec.slug}.yaml"
+    if not match or path.name not in (expected, expected[:-5] + ".yml"):
+        return [
+            SpecError(
+                raw.position(("slug",)),
+                f"spec file is named {path.name!r} but id and slug say {expected!r}",
+                "rename the file or fix id/slug",
+            )
+        ]
+    return []
+
+
+def _load_svg(spec: Spec, path: Path, raw: PositionedData) -> Optional[str]:
+    """Inline SVG text, or a sidecar file that must sit in the spec's own folder."""
+    if spec.svg is None:
+        return None
+    value = spec.svg.strip()
+    where = raw.position(("svg",))
+    if value.startswith("<svg"):
+        return value
+    if not value.endswith(".svg"):
+        raise SpecError(where, "svg is inline '<svg ...>' text or a sidecar file name ending .svg")
+    if "/" in value or "\\" in value or value.startswith(".") or value != Path(value).name:
+        raise SpecError(
+            where,
+            f"sidecar SVG {value!r} must be a plain file name in the spec's folder",
+            "no directories or '..'",
+        )
+    sidecar = path.parent / value
+    if sidecar.is_symlink() or not sidecar.is_file():
+        raise SpecError(where, f"sidecar SVG {value!r} not found next to the spec")
+    text = read_text(sidecar, str(Path(raw.file).parent / value)).strip()
+    if not text.startswith("<svg"):
+        raise SpecError(where, f"sidecar {value!r} does not start with '<svg'")
+    return text
+
+
+# ----------------------------------------------------------------------------------------------
+# cross-field checks
+
+Issue = Tuple[PathKey, str, str]
+
+
+def size_names(spec: Spec) -> List[str]:
+    """Scalar parameters used as tensor dimensions, in signature order."""
+    used = {d for p in spec.signature if p.is_tensor for d in p.shape if isinstance(d, str)}
+    return [p.name for p in spec.signature if not p.is_tensor and p.name in used]
+
+
+def resolve_shape(param: Param, scalars: Dict[str, Any]) -> Tuple[int, ...]:
+    return tuple(int(scalars[d]) if isinstance(d, str) else int(d) for d in param.shape)
+
+
+def literal_shape(value: Any) -> Tuple[int, ...]:
+    shape = []
+    while isinstance(value, list):
+        shape.append(len(value))
+        value = value[0]
+    return tuple(shape)
+
+
+def _cross_checks(spec: Spec) -> Iterable[Issue]:
+    params = {p.name: p for p in spec.signature}
+    seen: Dict[str, int] = {}
+    for i, p in enumerate(spec.signature):
+        if p.name in seen:
+            yield ("signature", i, "name"), f"duplicate parameter name {p.name!r}", ""
+        seen[p.name] = i
+    scalars = [p for p in spec.signature if not p.is_tensor]
+    tensors = [p for p in spec.signature if p.is_tensor]
+    inputs = [p for p in tensors if p.direction in ("in", "inout")]
+    outputs = [p for p in tensors if p.direction in ("out", "inout")]
+    if not outputs:
+        yield ("signature",), "the signature has no out or inout tensor", "solve must write one"
+    for i, p in enumerate(spec.signature):
+        for j, dim in enumerate(p.shape or []):
+            if isinstance(dim, str):
+                size = params.get(dim)
+                if size is None or size.is_tensor or size.dtype != "int32":
+                    yield (
+                        ("signature", i, "shape", j),
+                        f"shape of {p.name!r} names {dim!r}, which is not an int32 scalar parameter",
+                        "add it to the signature or use a number",
+                    )
+    yield from _check_scalar_values(spec, scalars, spec.example.scalars, ("example", "scalars"))
+    yield from _check_example(spec, params, inputs, outputs)
+    case_names: Dict[str, int] = {}
+    for i, case in enumerate(spec.functional):
+        base = ("functional", i)
+        if case.name in case_names:
+            yield base + ("name",), f"duplicate case name {case.name!r}", ""
+        case_names[case.name] = i
+        if case.from_example:
+            continue
+        merged = {**spec.defaults.scalars, **case.scalars}
+        yield from _check_scalar_values(spec, scalars, merged, base + ("scalars",), case.scalars)
+        yield from _check_inputs(spec, params, inputs, case.inputs, merged, base + ("inputs",))
+    for key in spec.defaults.scalars:
+        if key not in params or params[key].is_tensor:
+            yield ("defaults", "scalars", key), f"{key!r} is not a scalar parameter", ""
+    for key in spec.defaults.inputs:
+        if key not in params or params[key] not in inputs:
+            yield ("defaults", "inputs", key), f"{key!r} is not an input tensor", ""
+    perf = spec.performance
+    yield from _check_scalar_values(spec, scalars, perf.scalars, ("performance", "scalars"))
+    yield from _check_inputs(
+        spec, params, inputs, perf.inputs, perf.scalars, ("performance", "inputs")
+    )
+    yield from _check_perf_size(spec, tensors, perf.scalars)
+    try:
+        value = eval_size_expression(perf.min_bytes, perf.scalars)
+        if value <= 0:
+            yield ("performance", "min_bytes"), "min_bytes must be positive", ""
+    except ValueError as exc:
+        yield ("performance", "min_bytes"), f"min_bytes: {exc}", "e.g. '3 * N * C * 4'"
+    for i, base in enumerate(perf.baselines):
+        yield from _check_code(base.code, ("performance", "baselines", i, "code"))
+    mutant_names = set()
+    for i, mutant in enumerate(spec.mutants):
+        if mutant.name in mutant_names:
+            yield ("mutants", i, "name"), f"duplicate mutant name {mutant.name!r}", ""
+        mutant_names.add(mutant.name)
+        yield from _check_code(mutant.code, ("mutants", i, "code"))
+        for j, name in enumerate(mutant.caught_by or []):
+            if name not in case_names and name != "example":
+                yield (
+                    ("mutants", i, "caught_by", j),
+                    f"no functional case is named {name!r}",
+                    "use a case name from 'functional'",
+                )
+    if spec.oracle is not None:
+        yield from _check_oracle(spec, params, inputs, outputs)
+    if spec.accuracy_floor is not None:
+        floor = spec.accuracy_floor
+        if floor.output not in params or params[floor.output] not in outputs:
+            yield ("accuracy_floor", "output"), f"{floor.output!r} is not an output tensor", ""
+        yield from _check_code(floor.baseline, ("accuracy_floor", "baseline"), mode="eval")
+    if spec.scaffold is not None:
+        if not IDENT_RE.match(spec.scaffold.kernel):
+            yield ("scaffold", "kernel"), "kernel name must be an identifier", ""
+        for j, name in enumerate(spec.scaffold.grid):
+            if name not in params or params[name].is_tensor or params[name].dtype != "int32":
+                yield ("scaffold", "grid", j), f"{name!r} is not an int32 size parameter", ""
+    elif spec.difficulty == "easy":
+        yield (
+            ("difficulty",),
+            "easy challenges carry kernel scaffolds: add 'scaffold: {kernel: NAME, grid: [N]}'",
+            "",
+        )
+    if spec.difficulty != "easy" and spec.scaffold is not None:
+        yield ("scaffold",), "only easy challenges have a scaffold; medium/hard start empty", ""
+
+
+def _check_scalar_values(
+    spec: Spec,
+    scalars: List[Param],
+    values: Dict[str, Any],
+    where: PathKey,
+    own: Optional[Dict[str, Any]] = None,
+) -> Iterable[Issue]:
+    names = {p.name: p for p in scalars}
+    for key, value in (own if own is not None else values).items():
+        if key not in names:
+            yield where + (key,), f"{key!r} is not a scalar parameter", ""
+            continue
+        p = names[key]
+        if p.dtype == "int32" and (not isinstance(value, int) or isinstance(value, bool)):
+            yield where + (key,), f"{key!r} is int32: give an integer", ""
+        elif isinstance(value, float) and not math.isfinite(value):
+            yield where + (key,), f"{key!r} must be finite", ""
+        elif p.dtype == "int32" and not -(2**31) <= value < 2**31:
+            yield where + (key,), f"{key!r} does not fit in int32", ""
+    for p in scalars:
+        if p.name not in values:
+            yield where, f"no value for scalar {p.name!r}", "add it here or under defaults.scalars"
+    for p in scalars:
+        if p.name in values and p.name in size_names(spec):
+            value = values[p.name]
+            if isinstance(value, int) and not isinstance(value, bool) and value < 1:
+                yield where + (p.name,), f"size {p.name!r} must be at least 1", ""
+
+
+def _check_example(spec, params, inputs, outputs) -> Iterable[Issue]:
+    ex = spec.example
+    for key in ex.inputs:
+        if key not in params or params[key] not in inputs:
+            yield ("example", "inputs", key), f"{key!r} is not an input tensor", ""
+    for key in ex.outputs:
+        if key not in params or params[key] not in outputs:
+            yield ("example", "outputs", key), f"{key!r} is not an output tensor", ""
+    for p in inputs:
+        if p.name not in ex.inputs:
+            yield ("example", "inputs"), f"example gives no value for input {p.name!r}", ""
+    for p in outputs:
+        if p.name not in ex.outputs:
+            yield ("example", "outputs"), f"example gives no expected {p.name!r}", ""
+    if any(p.name not in ex.scalars for p in spec.signature if not p.is_tensor):
+        return
+    if any(not isinstance(ex.scalars[n], int) for n in size_names(spec)):
+        return
+    for group, values in (("inputs", ex.inputs), ("outputs", ex.outputs)):
+        for key, value in values.items():
+            if key in params and params[key].is_tensor:
+                want = resolve_shape(params[key], ex.scalars)
+                got = literal_shape(value)
+                if got != want:
+                    yield (
+                        ("example", group, key),
+                        f"{key!r} has shape {list(got)} but the signature and example sizes "
+                        f"give {list(want)}",
+                        "",
+                    )
+
+
+def _check_inputs(spec, params, inputs, own, scalars, where) -> Iterable[Issue]:
+    merged: Dict[str, Any] = {**spec.defaults.inputs, **own}
+    order = [p.name for p in inputs]
+    for key in own:
+        if key not in params or params[key] not in inputs:
+            yield where + (key,), f"{key!r} is not an input tensor", ""
+    for p in inputs:
+        if p.name not in merged:
+            yield where, f"no distribution for input {p.name!r}", "add it or give a default"
+            continue
+        dist = merged[p.name]
+        loc = where + (p.name,) if p.name in own else ("defaults", "inputs", p.name)
+        yield from _check_distribution(p, dist, params, order, scalars, loc)
+
+
+def _check_distribution(p: Param, dist: Distribution, params, order, scalars, loc):
+    kind = dist.kind
+    if kind in ("uniform", "randint"):
+        low, high = getattr(dist, kind)
+        if not low < high:
+            yield loc, f"{kind} needs low < high, got [{low}, {high}]", ""
+    if kind == "normal" and not dist.normal[1] >= 0:
+        yield loc, "normal needs a non-negative standard deviation", ""
+    if kind == "randint" and p.dtype not in ("int8", "uint8", "int32", "uint32", "int64"):
+        yield loc, f"randint draws integers but {p.name!r} is {p.dtype}", "use uniform"
+    if kind in ("uniform", "normal") and p.dtype not in ("float32", "float16", "bfloat16"):
+        yield loc, f"{kind} draws floats but {p.name!r} is {p.dtype}", "use randint"
+    if isinstance(dist, Values):
+        if all(isinstance(scalars.get(d), int) for d in p.shape if isinstance(d, str)):
+            want = resolve_shape(p, scalars)
+            got = literal_shape(dist.values)
+            if got != want:
+                yield loc, f"values have shape {list(got)}, the case's sizes give {list(want)}", ""
+    if isinstance(dist, Correlated):
+        src = dist.correlated.source
+        if src not in params or not params[src].is_tensor:
+            yield loc, f"correlated source {src!r} is not a tensor parameter", ""
+        elif src not in order or order.index(src) >= order.index(p.name):
+            yield loc, f"correlated source {src!r} must be an input listed before {p.name!r}", ""
+        elif params[src].shape != p.shape:
+            yield loc, f"correlated source {src!r} has another shape than {p.name!r}", ""
+        if dist.correlated.noise[1] < 0:
+            yield loc, "noise needs a non-negative standard deviation", ""
+
+
+def _check_perf_size(spec: Spec, tensors: List[Param], scalars) -> Iterable[Issue]:
+    from generator.dtypes import lookup
+
+    if any(not isinstance(scalars.get(n), int) for n in size_names(spec)):
+        return
+    total = 0
+    for p in tensors:
+        total += math.prod(resolve_shape(p, scalars)) * lookup(p.dtype).itemsize
+    if total > PERF_BYTES_LIMIT:
+        yield (
+            ("performance", "scalars"),
+            f"performance tensors take {total / 1e9:.2f} GB; they must fit five times in 16 GB "
+            "(at most 3.2 GB)",
+            "use smaller sizes",
+        )
+
+
+def _check_code(code: str, where: PathKey, mode: str = "exec") -> Iterable[Issue]:
+    try:
+        ast.parse(code, mode=mode)
+    except SyntaxError as exc:
+        yield where, f"not valid Python: {exc.msg} (line {exc.lineno} of the block)", ""
+
+
+def _check_oracle(spec, params, inputs, outputs) -> Iterable[Issue]:
+    oracle = spec.oracle
+    if oracle.code is not None:
+        yield from _check_code(oracle.code, ("oracle", "code"))
+        return
+    yield from _check_code(oracle.forward, ("oracle", "forward"), mode="eval")
+    if oracle.grad_output not in params or params[oracle.grad_output] not in inputs:
+        yield ("oracle", "grad_output"), f"{oracle.grad_output!r} is not an input tensor", ""
+    for key, out in oracle.gradients.items():
+        if key not in params or params[key] not in inputs:
+            yield ("oracle", "gradients", key), f"{key!r} is not an input tensor", ""
+        if out not in params or params[out] not in outputs:
+            yield ("oracle", "gradients", key), f"{out!r} is not an output tensor", ""
+
+
+_ALLOWED_BINOPS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Pow)
+
+
+def eval_size_expression(text: str, scalars: Dict[str, Any]) -> float:
+    """Evaluate arithmetic over scalar names (min_bytes); anything else is refused."""
+    try:
+        tree = ast.parse(text, mode="eval")
+    except SyntaxError:
+        raise ValueError("not an arithmetic expression") from None
+
+    def ev(node: ast.AST) -> float:
+        if isinstance(node, ast.Expression):
+            return ev(node.body)
+        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
+            return node.value
+        if isinstance(node, ast.Name):
+            if node.id not in scalars:
+                raise ValueError(f"unknown name {node.id!r}")
+            return scalars[node.id]
+        if isinstance(node, ast.BinOp) and isinstance(node.op, _ALLOWED_BINOPS):
+            left, right = ev(node.left), ev(node.right)
+            if isinstance(node.op, ast.Pow) and abs(right) > 64:
+                raise ValueError("exponent too large")
+            try:
+                return {
+                    ast.Add: lambda: left + right,
+                    ast.Sub: lambda: left - right,
+                    ast.Mult: lambda: left * right,
+                    ast.Div: lambda: left / right,
+                    ast.FloorDiv: lambda: left // right,
+                    ast.Pow: lambda: left**right,
+                }[type(node.op)]()
+            except ZeroDivisionError:
+                raise ValueError("division by zero") from None
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            return -ev(node.operand)
+        raise ValueError("only numbers, scalar names and + - * / // ** are allowed")
+
+    return ev(tree)
+
+
+def find_specs(root: Path) -> List[Path]:
+    """Spec files in `root`, sorted by id."""
+    found = [p for p in root.glob("*.y*ml") if SPEC_NAME_RE.match(p.name)]
+    return sorted(found, key=lambda p: int(SPEC_NAME_RE.match(p.name).group(1)))

@@ -1,0 +1,382 @@
+"""The spec model: what a challenge author writes, validated.
+
+Field-level rules live here (pydantic); rules that span fields (every case names every size, shapes
+refer to declared sizes, ...) live in `Spec.model_post_init`-style validators below, so that each
+error can point at the exact YAML node.
+"""
+
+from __future__ import annotations
+
+import ast
+import keyword
+import math
+import re
+from typing import Annotated, Any, ClassVar, Dict, List, Literal, Optional, Union
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    Tag,
+    field_validator,
+    model_validator,
+)
+
+from generator.dtypes import DTYPES, SCALAR_DTYPES, TENSOR_DTYPES
+
+SLUG_RE = re.compile(r"^[a-z][a-z0-9]*(_[a-z0-9]+)*$")
+IDENT_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 \-+()]*[A-Za-z0-9)]$")
+
+#: Names no generated language may use for a parameter: Python and Mojo keywords break the Python
+#: starters and the Mojo parser ("expected argument name"); C/CUDA keywords break the CUDA starter.
+MOJO_KEYWORDS = {
+    "out", "ref", "mut", "var", "def", "fn", "struct", "trait", "deinit", "comptime", "imm",
+    "read", "in", "is", "not", "and", "or", "with", "owned", "inout", "borrowed", "alias", "let",
+    "raises", "capturing", "self", "Self",
+}  # fmt: skip
+C_KEYWORDS = {
+    "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else",
+    "enum", "extern", "float", "for", "goto", "if", "int", "long", "register", "return", "short",
+    "signed", "sizeof", "static", "struct", "switch", "typedef", "union", "unsigned", "void",
+    "volatile", "while", "bool", "true", "false", "class", "new", "delete", "template", "this",
+    "namespace", "using", "operator", "private", "public", "protected", "virtual", "half",
+    "dim3", "threadIdx", "blockIdx", "blockDim", "gridDim",
+}  # fmt: skip
+#: Names the generated challenge.py already uses for its own locals.
+RESERVED_NAMES = {"self", "dtype", "tests", "torch", "ctypes", "device", "solve", "cute", "jax",
+                  "jnp", "tl", "triton", "cutlass", "math"}  # fmt: skip
+
+
+def forbidden_name_reason(name: str) -> Optional[str]:
+    if keyword.iskeyword(name) or keyword.issoftkeyword(name):
+        return "a Python keyword"
+    if name in MOJO_KEYWORDS:
+        return "a Mojo keyword (the Mojo starter would not parse)"
+    if name in C_KEYWORDS:
+        return "a C/CUDA keyword or built-in"
+    if name in RESERVED_NAMES:
+        return "a name the generated code uses itself"
+    if name.startswith("_"):
+        return "a private name (leading underscore)"
+    return None
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=False)
+
+
+Number = Union[int, float]
+
+
+def _check_nested(value: Any) -> Any:
+    """Literal tensor data: a number or a rectangular nested list of numbers."""
+
+    def shape_of(v: Any, depth: int) -> tuple:
+        if depth > 8:
+            raise ValueError("literal tensors have at most 8 dimensions")
+        if isinstance(v, bool) or not isinstance(v, (int, float, list)):
+            raise ValueError(f"literal tensor data holds numbers only, found {v!r}")
+        if isinstance(v, float) and not math.isfinite(v):
+            raise ValueError("literal tensor data must be finite")
+        if not isinstance(v, list):
+            return ()
+        if not v:
+            raise ValueError("literal tensor data has an empty list")
+        inner = [shape_of(item, depth + 1) for item in v]
+        if any(s != inner[0] for s in inner):
+            raise ValueError("literal tensor data is ragged: rows differ in length")
+        return (len(v),) + inner[0]
+
+    shape_of(value, 0)
+    return value
+
+
+Nested = Annotated[Any, AfterValidator(_check_nested)]
+
+
+class Param(Strict):
+    """One solve parameter, in signature order."""
+
+    name: str
+    dtype: str
+    direction: Literal["in", "out", "inout"] = "in"
+    shape: Optional[List[Union[str, int]]] = None  # tensors only; symbolic sizes or literals
+    latex: Optional[str] = None  # how the HTML example writes a scalar, e.g. "\\varepsilon"
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, v: str) -> str:
+        if not IDENT_RE.match(v):
+            raise ValueError("must be an identifier (letters, digits, underscore)")
+        reason = forbidden_name_reason(v)
+        if reason:
+            raise ValueError(f"{v!r} is {reason}; choose another name")
+        return v
+
+    @property
+    def is_tensor(self) -> bool:
+        return self.shape is not None
+
+    @model_validator(mode="after")
+    def _kind(self) -> "Param":
+        if self.is_tensor:
+            if self.dtype not in TENSOR_DTYPES:
+                raise ValueError(
+                    f"tensor dtype {self.dtype!r} is unknown; use one of {', '.join(TENSOR_DTYPES)}"
+                )
+            if not self.shape:
+                raise ValueError("a tensor needs at least one dimension in 'shape'")
+            for dim in self.shape:
+                if isinstance(dim, bool) or (isinstance(dim, int) and dim < 1):
+                    raise ValueError("shape entries are size names or positive integers")
+                if isinstance(dim, str) and not IDENT_RE.match(dim):
+                    raise ValueError(f"shape entry {dim!r} is not a size name")
+        else:
+            if self.dtype not in SCALAR_DTYPES:
+                raise ValueError(
+                    f"scalar dtype {self.dtype!r} is not allowed; scalars are "
+                    f"{' or '.join(SCALAR_DTYPES)} (give a tensor a 'shape')"
+                )
+            if self.direction != "in":
+                raise ValueError("scalars are always direction 'in'")
+        return self
+
+
+class Uniform(Strict):
+    kind: ClassVar[str] = "uniform"
+    uniform: List[Number] = Field(min_length=2, max_length=2)
+
+
+class Normal(Strict):
+    kind: ClassVar[str] = "normal"
+    normal: List[Number] = Field(min_length=2, max_length=2)  # [mean, std]
+
+
+class Constant(Strict):
+    kind: ClassVar[str] = "constant"
+    constant: Number
+
+
+class RandInt(Strict):
+    kind: ClassVar[str] = "randint"
+    randint: List[int] = Field(min_length=2, max_length=2)  # [low, high)
+
+
+class Values(Strict):
+    kind: ClassVar[str] = "values"
+    values: Nested
+
+
+class Correlated(Strict):
+    """`scale * source + noise`: inputs that move with another input (dy = a*x + noise)."""
+
+    kind: ClassVar[str] = "correlated"
+
+    correlated: "CorrelatedArgs"
+
+
+class CorrelatedArgs(Strict):
+    source: str
+    scale: Number
+    noise: List[Number] = Field(min_length=2, max_length=2)  # normal [mean, std]
+
+
+DISTRIBUTION_KINDS = ("uniform", "normal", "constant", "randint", "values", "correlated")
+
+
+def _distribution_kind(value: Any) -> Optional[str]:
+    """Pick the distribution model by its single key, so errors name one form, not six."""
+    if isinstance(value, dict):
+        keys = [k for k in value if k in DISTRIBUTION_KINDS]
+        return keys[0] if len(keys) == 1 else None
+    return getattr(value, "kind", None)
+
+
+Distribution = Annotated[
+    Union[
+        Annotated[Uniform, Tag("uniform")],
+        Annotated[Normal, Tag("normal")],
+        Annotated[Constant, Tag("constant")],
+        Annotated[RandInt, Tag("randint")],
+        Annotated[Values, Tag("values")],
+        Annotated[Correlated, Tag("correlated")],
+    ],
+    Discriminator(
+        _distribution_kind,
+        custom_error_type="distribution",
+        custom_error_message="an input is one of: " + ", ".join(
+            f"{{{k}: ...}}" for k in DISTRIBUTION_KINDS
+        ),
+    ),
+]
+
+
+class Case(Strict):
+    """One functional test case: scalar values and how each input tensor is drawn."""
+
+    name: str
+    note: Optional[str] = None
+    from_example: bool = False  # the worked example itself, without typing its data twice
+    scalars: Dict[str, Number] = Field(default_factory=dict)
+    inputs: Dict[str, Distribution] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _example_alone(self) -> "Case":
+        if self.from_example and (self.scalars or self.inputs):
+            raise ValueError("a case with from_example: true takes no scalars or inputs")
+        return self
+
+    @field_validator("name")
+    @classmethod
+    def _case_name(cls, v: str) -> str:
+        if not SLUG_RE.match(v):
+            raise ValueError("case names are lowercase words joined by underscores")
+        return v
+
+
+class Defaults(Strict):
+    """Scalar values and input distributions that every case uses unless it says otherwise."""
+
+    scalars: Dict[str, Number] = Field(default_factory=dict)
+    inputs: Dict[str, Distribution] = Field(default_factory=dict)
+
+
+class Example(Strict):
+    """The worked example: literal inputs and hand-computed outputs, shown in challenge.html."""
+
+    scalars: Dict[str, Number]
+    inputs: Dict[str, Nested]
+    outputs: Dict[str, Nested]
+
+
+class Baseline(Strict):
+    """A reference point timed beside the solutions (body of a function of the solve params)."""
+
+    name: str
+    code: str
+
+
+class Performance(Strict):
+    scalars: Dict[str, Number]
+    inputs: Dict[str, Distribution] = Field(default_factory=dict)
+    min_bytes: str  # expression over the scalars, e.g. "3 * N * C * 4"
+    baselines: List[Baseline] = Field(default_factory=list)
+
+
+class Mutant(Strict):
+    """A known mistake, as a PyTorch solve body; the functional cases must catch it."""
+
+    name: str
+    mistake: str
+    code: str
+    caught_by: Optional[List[str]] = None  # expected catching cases, checked when given
+
+
+class Oracle(Strict):
+    """float64 ground truth: autograd of a forward expression, or a body that returns outputs."""
+
+    forward: Optional[str] = None
+    grad_output: Optional[str] = None
+    gradients: Optional[Dict[str, str]] = None  # input param -> output param holding its grad
+    code: Optional[str] = None
+
+    @model_validator(mode="after")
+    def _one_form(self) -> "Oracle":
+        autograd = (self.forward, self.grad_output, self.gradients)
+        if self.code is not None and any(v is not None for v in autograd):
+            raise ValueError("give either 'code' or 'forward'/'grad_output'/'gradients', not both")
+        if self.code is None and not all(v is not None for v in autograd):
+            raise ValueError("give 'code', or all of 'forward', 'grad_output' and 'gradients'")
+        return self
+
+
+class AccuracyFloor(Strict):
+    """Solutions must be within `factor` of a baseline's mean relative error against float64."""
+
+    output: str
+    baseline: str  # expression over the inputs, computed on the judged device
+    factor: float = Field(gt=1.0)
+
+
+class Scaffold(Strict):
+    """Easy challenges: the kernel stub and launch code in CUDA, Mojo and Triton."""
+
+    kernel: str
+    grid: List[str] = Field(min_length=1, max_length=2)  # size params: [N] or [rows, cols]
+
+
+class Spec(Strict):
+    id: int = Field(ge=1, le=99999)
+    slug: str
+    name: str
+    difficulty: Literal["easy", "medium", "hard"]
+    access_tier: Literal["free", "premium"] = "free"
+    num_gpus: int = Field(default=1, ge=1, le=8)
+    atol: float = Field(ge=0)
+    rtol: float = Field(ge=0)
+    signature: List[Param] = Field(min_length=1)
+    reference: str
+    description: str
+    svg: Optional[str] = None  # inline SVG, or a file name next to the spec ending in .svg
+    requirements: List[str] = Field(min_length=1)
+    constraints: List[str] = Field(default_factory=list)
+    example: Example
+    defaults: Defaults = Field(default_factory=lambda: Defaults())
+    prefill: Optional[float] = None  # value every output is filled with before solve
+    functional: List[Case] = Field(min_length=1)
+    performance: Performance
+    scaffold: Optional[Scaffold] = None
+    mutants: List[Mutant] = Field(default_factory=list)
+    oracle: Optional[Oracle] = None
+    accuracy_floor: Optional[AccuracyFloor] = None
+    seed: int = 0
+
+    @field_validator("slug")
+    @classmethod
+    def _slug(cls, v: str) -> str:
+        if not SLUG_RE.match(v) or len(v) > 60:
+            raise ValueError(
+                "a slug is lowercase letters and digits in words joined by single underscores "
+                "(e.g. rms_norm_backward), at most 60 characters"
+            )
+        return v
+
+    @field_validator("name")
+    @classmethod
+    def _display_name(cls, v: str) -> str:
+        if not NAME_RE.match(v) or len(v) > 80:
+            raise ValueError(
+                "the display name must be URL-friendly: letters, digits, spaces, '-', '+', "
+                "parentheses (e.g. 'RMS Norm Backward')"
+            )
+        return v
+
+    @field_validator("atol", "rtol")
+    @classmethod
+    def _finite(cls, v: float) -> float:
+        if not math.isfinite(v):
+            raise ValueError("must be a finite number")
+        return v
+
+    @field_validator("reference")
+    @classmethod
+    def _reference_parses(cls, v: str) -> str:
+        return _check_python(v, "reference")
+
+    @property
+    def dir_name(self) -> str:
+        return f"{self.id}_{self.slug}"
+
+
+def _check_python(code: str, what: str) -> str:
+    try:
+        ast.parse(code)
+    except SyntaxError as exc:
+        raise ValueError(f"{what} is not valid Python: {exc.msg} (line {exc.lineno})") from None
+    return code
+
+
+Correlated.model_rebuild()
