@@ -18,6 +18,7 @@ from pathlib import Path
 
 import jinja2
 from latex2mathml.converter import convert as latex_to_mathml
+from markupsafe import Markup
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import get_lexer_by_name
@@ -197,9 +198,9 @@ def _title_parts(challenge_dir: Path) -> tuple[str, str | None]:
     return number, difficulty if difficulty in _DIFFICULTIES else None
 
 
-def _highlight_starters(challenge_dir: Path) -> list[dict[str, str | None]]:
+def _highlight_starters(challenge_dir: Path) -> list[dict[str, str | Markup | None]]:
     """Highlight each starter; a missing file is shown as such rather than hidden."""
-    starters: list[dict[str, str | None]] = []
+    starters: list[dict[str, str | Markup | None]] = []
     for filename, label, lexer_name in STARTERS:
         slug = filename.split(".")[1]
         path = challenge_dir / "starter" / filename
@@ -210,12 +211,13 @@ def _highlight_starters(challenge_dir: Path) -> list[dict[str, str | None]]:
                 style=CODE_STYLE, cssclass="hl", linenos="inline", wrapcode=True, linespans=slug
             )
             source = path.read_text(encoding="utf-8")
-            code = highlight(source, get_lexer_by_name(lexer_name), formatter)
+            code = Markup(highlight(source, get_lexer_by_name(lexer_name), formatter))
         starters.append({"file": filename, "label": label, "slug": slug, "code": code})
     return starters
 
 
 def _environment() -> jinja2.Environment:
+    """Autoescaping on: only the converted description and highlighted code go in raw."""
     return jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(TEMPLATE_DIR)),
         autoescape=jinja2.select_autoescape(["html", "j2"]),
@@ -233,22 +235,16 @@ def build_preview(challenge_dir: Path) -> Preview:
     body, errors = convert_math(description_path.read_text(encoding="utf-8"))
     number, difficulty = _title_parts(challenge_dir)
     code_css = HtmlFormatter(style=CODE_STYLE).get_style_defs(".hl")
-    page = (
-        _environment()
-        .get_template("page.html.j2")
-        .render(
-            name=challenge_name(challenge_dir),
-            number=number,
-            difficulty=difficulty,
-            body=jinja2.utils.markupsafe.Markup(body),
-            starters=[
-                {**s, "code": jinja2.utils.markupsafe.Markup(s["code"]) if s["code"] else None}
-                for s in _highlight_starters(challenge_dir)
-            ],
-            page_css=jinja2.utils.markupsafe.Markup((TEMPLATE_DIR / "page.css").read_text("utf-8")),
-            code_css=jinja2.utils.markupsafe.Markup(code_css),
-            math_errors=errors,
-        )
+    template = _environment().get_template("page.html.j2")
+    page = template.render(
+        name=challenge_name(challenge_dir),
+        number=number,
+        difficulty=difficulty,
+        body=Markup(body),
+        starters=_highlight_starters(challenge_dir),
+        page_css=Markup((TEMPLATE_DIR / "page.css").read_text("utf-8")),
+        code_css=Markup(code_css),
+        math_errors=errors,
     )
     return Preview(html=page, math_errors=errors)
 
@@ -303,6 +299,7 @@ def _run_browser(browser: str, args: list[str], width: int, height: int) -> str:
             "--disable-sync",
             f"--user-data-dir={prof}",
             "--hide-scrollbars",
+            "--force-device-scale-factor=1",
             f"--window-size={width},{height}",
             *args,
         ]
@@ -335,7 +332,7 @@ _HEIGHT_RE = re.compile(r"chgen-height:(\d+)")
 
 def _page_height(browser: str, html_path: Path, width: int) -> int:
     """Lay the page out once at the final width and read its height back from the DOM."""
-    text = html_path.read_text(encoding="utf-8")
+    text = html_path.read_text(encoding="utf-8", errors="surrogateescape")
     base = f'<base href="{html_path.parent.as_uri()}/">'
     text = re.sub(r"<head\b[^>]*>", lambda m: m.group(0) + base, text, count=1, flags=re.I)
     # At the end of the body the whole document is parsed, so scrollHeight is final.
@@ -345,7 +342,7 @@ def _page_height(browser: str, html_path: Path, width: int) -> int:
         text += _MEASURE_SCRIPT
     with tempfile.TemporaryDirectory(prefix="chgen-measure-") as tmp:
         probe = Path(tmp) / "measure.html"
-        probe.write_text(text, encoding="utf-8")
+        probe.write_text(text, encoding="utf-8", errors="surrogateescape")
         dom = _run_browser(browser, ["--dump-dom", probe.as_uri()], width, 600)
     match = _HEIGHT_RE.search(dom)
     if match is None:

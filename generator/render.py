@@ -209,7 +209,8 @@ def functional_code(spec: Spec, case: Case) -> CaseCode:
 def output_expr(spec: Spec, p: Param) -> str:
     if spec.prefill is None:
         return f"torch.empty({shape_tuple(p)}, {tensor_kwargs(p)})"
-    return f"torch.full({shape_tuple(p)}, {py_number(spec.prefill)}, {tensor_kwargs(p)})"
+    value = spec.prefill if lookup(p.dtype).kind == "float" else int(spec.prefill)
+    return f"torch.full({shape_tuple(p)}, {py_number(value)}, {tensor_kwargs(p)})"
 
 
 def python_annotation(p: Param) -> str:

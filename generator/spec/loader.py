@@ -76,7 +76,10 @@ def load_spec(path: Path, root: Optional[Path] = None) -> LoadedSpec:
 
 
 def load_spec_text(text: str, display: str, path: Optional[Path] = None) -> LoadedSpec:
-    raw = load_positioned(text, display)
+    try:
+        raw = load_positioned(text, display)
+    except SpecError as err:
+        raise SpecErrors([err]) from None
     if not isinstance(raw.data, dict):
         raise SpecErrors(
             [SpecError(Position(display, 1, 1), "a spec is a YAML mapping (key: value lines)")]
@@ -172,8 +175,15 @@ def size_names(spec: Spec) -> List[str]:
     return [p.name for p in spec.signature if not p.is_tensor and p.name in used]
 
 
-def resolve_shape(param: Param, scalars: Dict[str, Any]) -> Tuple[int, ...]:
-    return tuple(int(scalars[d]) if isinstance(d, str) else int(d) for d in param.shape)
+def resolve_shape(param: Param, scalars: Dict[str, Any]) -> Optional[Tuple[int, ...]]:
+    """Concrete dims for the given sizes, or None when a size is missing or not an integer."""
+    dims = []
+    for d in param.shape:
+        value = scalars.get(d) if isinstance(d, str) else d
+        if not isinstance(value, int) or isinstance(value, bool):
+            return None
+        dims.append(value)
+    return tuple(dims)
 
 
 def literal_shape(value: Any) -> Tuple[int, ...]:
@@ -328,7 +338,7 @@ def _check_example(spec, params, inputs, outputs) -> Iterable[Issue]:
             if key in params and params[key].is_tensor:
                 want = resolve_shape(params[key], ex.scalars)
                 got = literal_shape(value)
-                if got != want:
+                if want is not None and got != want:
                     yield (
                         ("example", group, key),
                         f"{key!r} has shape {list(got)} but the signature and example sizes "
@@ -365,8 +375,8 @@ def _check_distribution(p: Param, dist: Distribution, params, order, scalars, lo
     if kind in ("uniform", "normal") and p.dtype not in ("float32", "float16", "bfloat16"):
         yield loc, f"{kind} draws floats but {p.name!r} is {p.dtype}", "use randint"
     if isinstance(dist, Values):
-        if all(isinstance(scalars.get(d), int) for d in p.shape if isinstance(d, str)):
-            want = resolve_shape(p, scalars)
+        want = resolve_shape(p, scalars)
+        if want is not None:
             got = literal_shape(dist.values)
             if got != want:
                 yield loc, f"values have shape {list(got)}, the case's sizes give {list(want)}", ""
@@ -389,7 +399,10 @@ def _check_perf_size(spec: Spec, tensors: List[Param], scalars) -> Iterable[Issu
         return
     total = 0
     for p in tensors:
-        total += math.prod(resolve_shape(p, scalars)) * lookup(p.dtype).itemsize
+        shape = resolve_shape(p, scalars)
+        if shape is None:
+            return
+        total += math.prod(shape) * lookup(p.dtype).itemsize
     if total > PERF_BYTES_LIMIT:
         yield (
             ("performance", "scalars"),

@@ -1,0 +1,470 @@
+"""challenge.py rules, read from the AST (nothing is imported or run)."""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import Dict, Iterable, List, Optional, Set
+
+from generator.checks.model import (
+    ATTRIBUTES,
+    REQUIRED_METHODS,
+    ChallengeModel,
+    assignments,
+    build_model,
+    call_name,
+    functional_count,
+)
+from generator.checks.report import Report
+from generator.checks.source import ChallengeDir
+
+#: letters, digits, single spaces and hyphens: the name becomes part of a URL
+URL_NAME_RE = re.compile(r"^[A-Za-z0-9]+(?:[ -][A-Za-z0-9]+)*$")
+ALLOWED_IMPORTS = {
+    "ctypes",
+    "typing",
+    "math",
+    "torch",
+    "torch.nn",
+    "torch.nn.functional",
+    "core.challenge_base",
+}
+#: a JAX reference (reference_impl_jax) may import JAX inside its body
+JAX_IMPORTS = ("jax",)
+NOT_GENERATORS = ("reference_impl", "reference_impl_jax", "get_solve_signature")
+TENSOR_CONSTRUCTORS = {
+    "tensor",
+    "as_tensor",
+    "zeros",
+    "ones",
+    "empty",
+    "full",
+    "rand",
+    "randn",
+    "randint",
+    "randperm",
+    "arange",
+    "linspace",
+    "logspace",
+    "eye",
+    "empty_strided",
+}
+RANDOM_FUNCTIONS = {"rand", "randn", "randint", "randperm", "normal", "bernoulli", "multinomial"}
+RANDOM_METHODS = {
+    "normal_",
+    "uniform_",
+    "random_",
+    "bernoulli_",
+    "exponential_",
+    "cauchy_",
+    "log_normal_",
+    "geometric_",
+}
+SHAPE_ATTRS = {"shape", "ndim"}
+SHAPE_METHODS = {"size", "dim", "numel", "ndimension"}
+
+
+def pos(node: ast.AST) -> tuple:
+    return getattr(node, "lineno", 1), getattr(node, "col_offset", 0) + 1
+
+
+def check(ch: ChallengeDir, report: Report) -> Optional[ChallengeModel]:
+    source = ch.file("challenge.py")
+    if source is None:
+        return None
+    model = build_model(source)
+    if model is None:
+        err = source.syntax_error
+        report.add(
+            "P001",
+            source.display,
+            (err.lineno or 1) if err else 1,
+            (err.offset or 1) if err else 1,
+            f"syntax error: {err.msg if err else source.read_error}",
+        )
+        return None
+    where = source.display
+    _imports(model, report, where)
+    _import_time(model, report, where)
+    if model.cls is None or not model.base_ok:
+        line, col = pos(model.cls) if model.cls else (1, 1)
+        report.add("P002", where, line, col, "no `class Challenge(ChallengeBase)`")
+        if model.cls is None:
+            return model
+    elif not _imports_base(model.module):
+        line, col = pos(model.cls)
+        report.add(
+            "P002",
+            where,
+            line,
+            col,
+            "ChallengeBase is not imported from core.challenge_base",
+            "add `from core.challenge_base import ChallengeBase`",
+        )
+    _attributes(model, report, where)
+    if "__init__" in model.methods:
+        line, col = pos(model.methods["__init__"])
+        report.add("P006", where, line, col, "Challenge defines __init__")
+    for name in REQUIRED_METHODS:
+        if name not in model.methods:
+            line, col = pos(model.cls)
+            report.add("P007", where, line, col, f"method {name} is missing")
+    for node, message in model.signature_issues:
+        line, col = pos(node)
+        report.add("P009", where, line, col, message)
+    reference = model.methods.get("reference_impl")
+    if reference is not None:
+        _reference_params(model, reference, report, where)
+        _reference_asserts(model, reference, report, where)
+        _reference_devices(reference, report, where)
+    _device_kwargs(model, report, where)
+    _case_count(model, report, where)
+    _random_example(model, report, where)
+    return model
+
+
+# ------------------------------------------------------------------------------ module level
+
+
+def _imports_base(module: ast.Module) -> bool:
+    return any(
+        isinstance(node, ast.ImportFrom)
+        and node.module == "core.challenge_base"
+        and any(alias.name == "ChallengeBase" for alias in node.names)
+        for node in module.body
+    )
+
+
+def _imports(model: ChallengeModel, report: Report, where: str) -> None:
+    jax_scopes: List[ast.AST] = [
+        f for name, f in model.methods.items() if name.endswith("_jax") or name == "reference_jax"
+    ]
+    jax_nodes = {id(n) for scope in jax_scopes for n in ast.walk(scope)}
+    for node in ast.walk(model.module):
+        names: List[str] = []
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            names = ["." * node.level + (node.module or "")]
+        for name in names:
+            if name in ALLOWED_IMPORTS:
+                continue
+            if id(node) in jax_nodes and name.split(".")[0] in JAX_IMPORTS:
+                continue
+            line, col = pos(node)
+            report.add("P010", where, line, col, f"import of '{name}' is not allowed")
+
+
+def _static_value(node: Optional[ast.AST]) -> bool:
+    """Values that only define: constants, names, attributes and arithmetic over them."""
+    if node is None:
+        return True
+    for sub in ast.walk(node):
+        if isinstance(
+            sub, (ast.Call, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.Await)
+        ):
+            return False
+        if isinstance(sub, (ast.Yield, ast.YieldFrom, ast.NamedExpr)):
+            return False
+    return True
+
+
+def _defaults_static(node: ast.AST) -> bool:
+    args = getattr(node, "args", None)
+    if args is None:
+        return True
+    return all(_static_value(d) for d in list(args.defaults) + list(args.kw_defaults) if d)
+
+
+def _import_time(model: ChallengeModel, report: Report, where: str) -> None:
+    for i, node in enumerate(model.module.body):
+        if _definition(node, i == 0):
+            continue
+        if (
+            isinstance(node, ast.If)
+            and isinstance(node.test, ast.Compare)
+            and ast.unparse(node.test).replace("'", '"') == '__name__ == "__main__"'
+        ):
+            continue
+        line, col = pos(node)
+        report.add(
+            "P011",
+            where,
+            line,
+            col,
+            f"module-level `{_short(node)}` runs when challenge.py is imported",
+        )
+    for i, node in enumerate(model.cls.body if model.cls else []):
+        if isinstance(node, ast.Pass) or _definition(node, i == 0):
+            continue
+        line, col = pos(node)
+        report.add(
+            "P011", where, line, col, f"class-level `{_short(node)}` runs at import time"
+        )
+
+
+def _definition(node: ast.stmt, first: bool) -> bool:
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        return True
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return _defaults_static(node)
+    if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+        return isinstance(node.value.value, str)  # a docstring or a bare string
+    if isinstance(node, ast.Assign):
+        return _static_value(node.value)
+    if isinstance(node, ast.AnnAssign):
+        return _static_value(node.value)
+    return False
+
+
+def _short(node: ast.AST) -> str:
+    text = ast.unparse(node).split("\n")[0]
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+# ------------------------------------------------------------------------------ class body
+
+
+def _attributes(model: ChallengeModel, report: Report, where: str) -> None:
+    cls = model.cls
+    for name in ATTRIBUTES:
+        node = model.attributes.get(name)
+        if node is None:
+            line, col = pos(cls)
+            report.add("P003", where, line, col, f"class attribute `{name}` is missing")
+            continue
+        value = model.attribute_value(name)
+        literal = value.value if isinstance(value, ast.Constant) else None
+        if isinstance(value, ast.UnaryOp) and isinstance(value.operand, ast.Constant):
+            literal = -value.operand.value if isinstance(value.op, ast.USub) else None
+        problem = None
+        if name == "name":
+            if not isinstance(literal, str) or not literal.strip():
+                problem = "`name` must be a non-empty string"
+            elif not URL_NAME_RE.match(literal):
+                line, col = pos(value)
+                report.add("P005", where, line, col, f"name {literal!r} is not URL-friendly")
+        elif name in ("atol", "rtol"):
+            if isinstance(literal, bool) or not isinstance(literal, (int, float)) or literal < 0:
+                problem = f"`{name}` must be a number >= 0"
+        elif name == "num_gpus":
+            if isinstance(literal, bool) or not isinstance(literal, int) or literal < 1:
+                problem = "`num_gpus` must be an integer >= 1"
+        elif name == "access_tier" and literal not in ("free", "premium"):
+            problem = "`access_tier` must be 'free' or 'premium'"
+        if problem:
+            line, col = pos(node)
+            report.add("P003", where, line, col, problem)
+    present = [(model.attributes[n].lineno, n) for n in ATTRIBUTES if n in model.attributes]
+    order = [n for _, n in sorted(present)]
+    expected = [n for n in ATTRIBUTES if n in model.attributes]
+    if order != expected:
+        first = next(n for n, e in zip(order, expected) if n != e)
+        line, col = pos(model.attributes[first])
+        report.add(
+            "P004", where, line, col, f"attributes are ordered {', '.join(order)}"
+        )
+
+
+def _reference_params(
+    model: ChallengeModel, reference: ast.FunctionDef, report: Report, where: str
+) -> None:
+    if model.signature is None:
+        return
+    args = reference.args
+    names = [a.arg for a in args.posonlyargs + args.args][1:] + [a.arg for a in args.kwonlyargs]
+    expected = [e.name for e in model.signature]
+    if args.vararg or args.kwarg or names != expected:
+        line, col = pos(reference)
+        shown = names + (["*" + args.vararg.arg] if args.vararg else [])
+        shown += ["**" + args.kwarg.arg] if args.kwarg else []
+        report.add(
+            "P008",
+            where,
+            line,
+            col,
+            f"reference_impl takes ({', '.join(shown)}); the signature is ({', '.join(expected)})",
+        )
+
+
+def _loop_aliases(function: ast.AST) -> Dict[str, Set[str]]:
+    """Loop and comprehension variables that run over a literal tuple of names."""
+    aliases: Dict[str, Set[str]] = {}
+    for node in ast.walk(function):
+        pairs = []
+        if isinstance(node, ast.For):
+            pairs.append((node.target, node.iter))
+        elif isinstance(node, ast.comprehension):
+            pairs.append((node.target, node.iter))
+        for target, iterable in pairs:
+            if isinstance(target, ast.Name) and isinstance(iterable, (ast.Tuple, ast.List)):
+                names = {e.id for e in iterable.elts if isinstance(e, ast.Name)}
+                aliases.setdefault(target.id, set()).update(names)
+    return aliases
+
+
+def _receivers(node: ast.AST, attrs: Set[str], methods: Set[str]) -> Set[str]:
+    found = set()
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Attribute) and sub.attr in attrs and isinstance(sub.value, ast.Name):
+            found.add(sub.value.id)
+        if (
+            isinstance(sub, ast.Call)
+            and isinstance(sub.func, ast.Attribute)
+            and sub.func.attr in methods
+            and isinstance(sub.func.value, ast.Name)
+        ):
+            found.add(sub.func.value.id)
+    return found
+
+
+def _reference_asserts(
+    model: ChallengeModel, reference: ast.FunctionDef, report: Report, where: str
+) -> None:
+    aliases = _loop_aliases(reference)
+    shape: Set[str] = set()
+    dtype: Set[str] = set()
+    for node in ast.walk(reference):
+        if not isinstance(node, ast.Assert):
+            continue
+        for name in _receivers(node.test, SHAPE_ATTRS, SHAPE_METHODS):
+            shape.update(aliases.get(name, {name}))
+        for name in _receivers(node.test, {"dtype"}, set()):
+            dtype.update(aliases.get(name, {name}))
+    params = {a.arg for a in reference.args.args}
+    line, col = pos(reference)
+    for entry in model.tensors:
+        if entry.name not in params:
+            continue
+        if entry.name not in shape:
+            report.add(
+                "P012", where, line, col, f"reference_impl never asserts the shape of '{entry.name}'"
+            )
+        if entry.name not in dtype:
+            report.add(
+                "P013", where, line, col, f"reference_impl never asserts the dtype of '{entry.name}'"
+            )
+
+
+def _reference_devices(reference: ast.FunctionDef, report: Report, where: str) -> None:
+    for node in ast.walk(reference):
+        if isinstance(node, ast.Assert):
+            if any(isinstance(s, ast.Attribute) and s.attr == "device" for s in ast.walk(node)):
+                line, col = pos(node)
+                report.add("P014", where, line, col, f"`{_short(node)}` checks devices")
+            continue
+        problem = None
+        if isinstance(node, ast.Attribute):
+            text = ast.unparse(node)
+            if text in ("torch.cuda", "torch.backends.cudnn"):
+                problem = f"`{text}` is CUDA-only"
+            elif node.attr == "is_cuda":
+                problem = "`.is_cuda` checks the device type"
+            elif node.attr == "type" and isinstance(node.value, ast.Attribute):
+                if node.value.attr == "device":
+                    problem = "`.device.type` checks the device type"
+            elif node.attr in ("sdp_kernel", "flash_attn"):
+                problem = f"`{node.attr}` is a CUDA-only kernel"
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            if node.func.attr == "cuda":
+                problem = "`.cuda()` moves to a CUDA device"
+        if problem:
+            line, col = pos(node)
+            report.add("P015", where, line, col, problem)
+
+
+# ------------------------------------------------------------------------------ generators
+
+
+def _generator_functions(model: ChallengeModel) -> Iterable[ast.FunctionDef]:
+    for name, method in model.methods.items():
+        if name not in NOT_GENERATORS:
+            yield method
+    yield from model.functions.values()
+
+
+def _device_ok(value: ast.expr, env: Dict[str, ast.expr], params: Set[str]) -> bool:
+    text = ast.unparse(value)
+    if text == "self.device":
+        return True
+    if isinstance(value, ast.Name):
+        if value.id in params:
+            return True
+        bound = env.get(value.id)
+        return bound is not None and ast.unparse(bound) == "self.device"
+    if isinstance(value, ast.Attribute) and value.attr == "device":
+        return isinstance(value.value, ast.Name) and value.value.id != "torch"
+    return False
+
+
+def _device_kwargs(model: ChallengeModel, report: Report, where: str) -> None:
+    for function in _generator_functions(model):
+        env = assignments(function)
+        params = {a.arg for a in ast.walk(function) if isinstance(a, ast.arg)} - {"self"}
+        for node in ast.walk(function):
+            if not isinstance(node, ast.Call):
+                continue
+            name = call_name(node) or ""
+            if name.startswith(".") and name[1:] in ("cuda",):
+                line, col = pos(node)
+                report.add("P016", where, line, col, "`.cuda()` hardcodes the device")
+                continue
+            if not name.startswith("torch.") or name.count(".") != 1:
+                continue
+            short = name.split(".", 1)[1]
+            if short not in TENSOR_CONSTRUCTORS and not (
+                short == "normal" and any(k.arg == "size" for k in node.keywords)
+            ):
+                continue
+            device = next((k.value for k in node.keywords if k.arg == "device"), None)
+            line, col = pos(node)
+            if device is None:
+                report.add(
+                    "P016", where, line, col, f"`{name}(...)` in {function.name} has no device="
+                )
+            elif not _device_ok(device, env, params):
+                report.add(
+                    "P016",
+                    where,
+                    line,
+                    col,
+                    f"`{name}(...)` in {function.name} uses device={ast.unparse(device)}",
+                )
+
+
+def _case_count(model: ChallengeModel, report: Report, where: str) -> None:
+    count = functional_count(model)
+    if count is None:
+        return
+    report_count(model, report, where, count)
+
+
+def report_count(model: ChallengeModel, report: Report, where: str, count: int) -> None:
+    low, high = report.options.cases
+    if low <= count <= high:
+        return
+    method = model.methods["generate_functional_test"]
+    line, col = pos(method)
+    report.add(
+        "P017",
+        where,
+        line,
+        col,
+        f"generate_functional_test returns {count} cases; expected {low} to {high}",
+    )
+
+
+def _random_example(model: ChallengeModel, report: Report, where: str) -> None:
+    method = model.methods.get("generate_example_test")
+    if method is None:
+        return
+    for node in ast.walk(method):
+        name = call_name(node)
+        if name is None:
+            continue
+        short = name.split(".")[-1]
+        if (name.startswith("torch.") and short in RANDOM_FUNCTIONS) or (
+            name.startswith(".") or "." in name
+        ) and short in RANDOM_METHODS:
+            line, col = pos(node)
+            report.add("P018", where, line, col, f"`{name.lstrip('.')}(...)` draws random data")

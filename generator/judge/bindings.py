@@ -1,0 +1,229 @@
+"""Loaded solutions and how one call is bound to a case's tensors.
+
+`bind` does all per-case preparation (ctypes arguments, DLPack views, CuTe compilation) and returns
+a `Bound` whose `run` is only the solution's own work, which is what the timing harness times, and
+whose `finish` maps returned arrays onto the output tensors (JAX only).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import importlib.util
+import itertools
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Dict, List, Optional, Sequence
+
+from generator.judge.toolchains import MOJO_RUNTIME_LIBS, find_mojo_runtime
+from generator.languages.base import BuildError, SigParam
+
+_modules = itertools.count()
+
+
+class ReturnMismatch(Exception):
+    """A JAX solve returned the wrong number, shape or kind of arrays: a wrong answer."""
+
+
+@dataclass
+class Bound:
+    run: Callable[[], Any]
+    finish: Callable[[], None] = lambda: None
+
+
+def import_file(path: Path) -> Any:
+    """Import a solution file as a fresh module (no bytecode written next to it)."""
+    sys.dont_write_bytecode = True
+    name = f"chgen_solution_{next(_modules)}"
+    spec = importlib.util.spec_from_file_location(name, str(path))
+    if spec is None or spec.loader is None:
+        raise BuildError(f"{path}: not importable")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def solve_of(module: Any, path: Path) -> Callable[..., Any]:
+    solve = getattr(module, "solve", None)
+    if not callable(solve):
+        raise BuildError(f"{path.name} defines no function 'solve'")
+    return solve
+
+
+def check_python_source(source: Path) -> Path:
+    """The build step of the Python languages: the file must at least parse."""
+    try:
+        compile(source.read_text(encoding="utf-8"), str(source), "exec")
+    except SyntaxError as exc:
+        raise BuildError(f"{source.name}:{exc.lineno}:{exc.offset}: {exc.msg}") from None
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise BuildError(f"{source.name}: {exc}") from None
+    return source
+
+
+def _scalar_ctype(p: SigParam) -> Any:
+    declared = getattr(p, "ctype", None)
+    if declared is not None:
+        return declared
+    return {"float32": ctypes.c_float, "int32": ctypes.c_int32, "int64": ctypes.c_int64}.get(
+        p.dtype.name, ctypes.c_int32
+    )
+
+
+class PythonSolve:
+    """PyTorch and Triton: solve(*tensors_and_scalars) in signature order, outputs in place."""
+
+    def __init__(self, fn: Callable[..., Any]):
+        self.fn = fn
+
+    def bind(self, params: Sequence[SigParam], values: Dict[str, Any]) -> Bound:
+        args = [values[p.name] for p in params]
+        return Bound(lambda: self.fn(*args))
+
+
+class NativeSolve:
+    """CUDA and Mojo shared libraries: an exported C `solve` called through ctypes."""
+
+    def __init__(self, artifact: Path, params: Sequence[SigParam]):
+        self.library = ctypes.CDLL(str(artifact))
+        try:
+            self.fn = self.library.solve
+        except AttributeError:
+            raise BuildError(
+                f"{artifact.name} exports no symbol 'solve' (declare it extern \"C\" / @export)"
+            ) from None
+        self.fn.argtypes = [
+            ctypes.c_void_p if p.is_tensor else _scalar_ctype(p) for p in params
+        ]
+        self.fn.restype = None
+
+    def bind(self, params: Sequence[SigParam], values: Dict[str, Any]) -> Bound:
+        args = [
+            ctypes.c_void_p(values[p.name].data_ptr()) if p.is_tensor else values[p.name]
+            for p in params
+        ]
+        return Bound(lambda: self.fn(*args))
+
+
+class JaxSolve:
+    """JAX: in/inout arrays and scalars in, the out/inout arrays returned in signature order."""
+
+    def __init__(self, fn: Callable[..., Any]):
+        self.fn = fn
+
+    def bind(self, params: Sequence[SigParam], values: Dict[str, Any]) -> Bound:
+        import jax
+        import jax.dlpack
+
+        args = [
+            jax.dlpack.from_dlpack(values[p.name]) if p.is_tensor else values[p.name]
+            for p in params
+            if p.direction != "out"
+        ]
+        outputs = [p for p in params if p.is_tensor and p.direction != "in"]
+        state: Dict[str, Any] = {}
+
+        def run() -> None:
+            state["result"] = jax.block_until_ready(self.fn(*args))
+
+        def finish() -> None:
+            _map_returned(state.get("result"), outputs, values)
+
+        return Bound(run, finish)
+
+
+def _map_returned(result: Any, outputs: List[SigParam], values: Dict[str, Any]) -> None:
+    import jax.numpy as jnp
+    import torch
+
+    names = ", ".join(p.name for p in outputs)
+    if result is None:
+        raise ReturnMismatch(f"solve returned None; expected {len(outputs)} array(s) ({names})")
+    arrays = list(result) if isinstance(result, (tuple, list)) else [result]
+    if len(arrays) != len(outputs):
+        raise ReturnMismatch(
+            f"solve returned {len(arrays)} array(s); expected {len(outputs)} ({names})"
+        )
+    for p, array in zip(outputs, arrays):
+        target = values[p.name]
+        try:
+            got = torch.from_dlpack(jnp.asarray(array))
+        except Exception as exc:
+            raise ReturnMismatch(f"{p.name}: returned {type(array).__name__}: {exc}") from None
+        if tuple(got.shape) != tuple(target.shape):
+            raise ReturnMismatch(
+                f"{p.name}: returned shape {tuple(got.shape)}, expected {tuple(target.shape)}"
+            )
+        target.copy_(got.to(target.device))
+
+
+class CuteSolve:
+    """CuTe DSL: cute.compile(solve, *args) once per argument signature, then compiled(*args).
+
+    Tensors are DLPack views with a dynamic, row-major layout (16-byte aligned: the guarded
+    buffers are), so one compilation serves every case of the same dtypes and ranks. Scalars are
+    wrapped in the cutlass type the solve annotation names, else the one of the declared dtype."""
+
+    def __init__(self, fn: Callable[..., Any]):
+        self.fn = fn
+        self.compiled: Dict[tuple, Any] = {}
+
+    def _annotation(self, name: str) -> Optional[type]:
+        import inspect
+
+        import cutlass
+
+        try:
+            annotation = inspect.signature(self.fn).parameters[name].annotation
+        except (KeyError, TypeError, ValueError):
+            return None
+        if isinstance(annotation, type) and issubclass(annotation, cutlass.Numeric):
+            return annotation
+        return None
+
+    def bind(self, params: Sequence[SigParam], values: Dict[str, Any]) -> Bound:
+        import cutlass
+        import cutlass.cute as cute
+        from cutlass.cute.runtime import from_dlpack
+
+        args, key = [], []
+        for p in params:
+            value = values[p.name]
+            if p.is_tensor:
+                view = from_dlpack(value, assumed_align=16)
+                if value.dim() > 0:
+                    view = view.mark_layout_dynamic(leading_dim=value.dim() - 1)
+                args.append(view)
+                key.append((str(value.dtype), value.dim()))
+            else:
+                cls = self._annotation(p.name) or getattr(cutlass, p.dtype.cute_element.split(".")[1])
+                args.append(cls(value))
+                key.append(cls.__name__)
+        signature = tuple(key)
+        compiled = self.compiled.get(signature)
+        if compiled is None:
+            try:
+                compiled = cute.compile(self.fn, *args)
+            except Exception as exc:
+                raise BuildError(f"cute.compile failed: {type(exc).__name__}: {exc}") from exc
+            self.compiled[signature] = compiled
+        return Bound(lambda: compiled(*args))
+
+
+def preload_mojo_runtime(directory: Optional[Path]) -> Path:
+    """Load the Mojo runtime globally so a .so built elsewhere finds it by soname."""
+    found = directory or find_mojo_runtime()
+    if found is None:
+        raise FileNotFoundError(
+            "Mojo runtime libraries not found: install mojo/max-core or set CHGEN_MOJO_RUNTIME"
+        )
+    for name in MOJO_RUNTIME_LIBS:
+        ctypes.CDLL(str(found / name), mode=ctypes.RTLD_GLOBAL)
+    return found
+
+
+def mojo_runtime_from_env() -> Optional[Path]:
+    value = os.environ.get("CHGEN_MOJO_RUNTIME")
+    return Path(value) if value else None

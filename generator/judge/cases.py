@@ -1,0 +1,87 @@
+"""Test cases from a challenge: seeded, descriptors materialised, named where names are known.
+
+Newer public challenges return declarative descriptors (RandTensor, OutTensor, ...) instead of
+tensors; they are recognised by class name so that any tree's own core/ works.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Dict, List, Optional, Sequence
+
+import torch
+
+from generator.judge.signature import JudgeParam
+
+
+@dataclass
+class Case:
+    name: str
+    values: Dict[str, Any]  # tensors and Python scalars, by parameter name
+
+    def elements(self) -> int:
+        return sum(v.numel() for v in self.values.values() if isinstance(v, torch.Tensor))
+
+
+def _dtype(name: Any) -> torch.dtype:
+    return name if isinstance(name, torch.dtype) else getattr(torch, str(name))
+
+
+def unwritten(shape: Sequence[int], dtype: torch.dtype, device: str) -> torch.Tensor:
+    """An output buffer whose every element is recognisably unwritten (NaN, or 0xA5 bytes)."""
+    if dtype.is_floating_point:
+        return torch.full(tuple(shape), float("nan"), dtype=dtype, device=device)
+    out = torch.empty(tuple(shape), dtype=dtype, device=device)
+    out.view(torch.uint8).fill_(0xA5)
+    return out
+
+
+def materialise(value: Any, device: str) -> Any:
+    """A descriptor becomes a tensor; tensors and scalars pass through."""
+    kind = type(value).__name__
+    if kind not in {"RandTensor", "RandnTensor", "RandIntTensor", "FullTensor", "OutTensor"}:
+        return value
+    shape = tuple(int(d) for d in value.shape)
+    dtype = _dtype(getattr(value, "dtype", "float32"))
+    if kind == "RandTensor":
+        return torch.empty(shape, dtype=dtype, device=device).uniform_(value.low, value.high)
+    if kind == "RandnTensor":
+        return torch.empty(shape, dtype=dtype, device=device).normal_(value.mean, value.std)
+    if kind == "RandIntTensor":
+        return torch.randint(value.low, value.high, shape, dtype=dtype, device=device)
+    if kind == "FullTensor":
+        return torch.full(shape, value.value, dtype=dtype, device=device)
+    return unwritten(shape, dtype, device)
+
+
+def _case(raw: Dict[str, Any], params: List[JudgeParam], name: str, device: str) -> Case:
+    missing = [p.name for p in params if p.name not in raw]
+    if missing:
+        raise ValueError(f"case {name} lacks {', '.join(missing)}")
+    return Case(name, {p.name: materialise(raw[p.name], device) for p in params})
+
+
+def example_and_functional(
+    challenge: Any, params: List[JudgeParam], seed: int, names: Optional[List[str]] = None
+) -> List[Case]:
+    """The example, then every functional case; `names` labels the functional ones."""
+    device = challenge.device
+    torch.manual_seed(seed)
+    example = challenge.generate_example_test()
+    if isinstance(example, list):  # a few public challenges wrap the example in a list
+        example = example[0]
+    cases = [_case(example, params, "example", device)]
+    torch.manual_seed(seed + 1)
+    functional = challenge.generate_functional_test()
+    for index, raw in enumerate(functional):
+        label = names[index] if names and index < len(names) else f"functional_{index}"
+        cases.append(_case(raw, params, label, device))
+    return cases
+
+
+def performance(challenge: Any, params: List[JudgeParam], seed: int) -> Case:
+    torch.manual_seed(seed + 2)
+    raw = challenge.generate_performance_test()
+    if isinstance(raw, list):
+        raw = raw[0]
+    return _case(raw, params, "performance", challenge.device)

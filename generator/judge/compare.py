@@ -1,0 +1,136 @@
+"""Outputs against the reference, and inputs against their pristine copies.
+
+Floating outputs pass where |actual - expected| <= atol + rtol * |expected| (computed in float64), or
+where both are NaN, or both are the same infinity; integer and boolean outputs must be equal. The
+report gives the max absolute and relative error over finite pairs and the first failing index.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Dict, List, Optional, Tuple
+
+import torch
+
+
+@dataclass
+class Comparison:
+    name: str
+    ok: bool
+    max_abs: float = 0.0
+    max_rel: float = 0.0
+    bad: int = 0
+    first_index: Optional[Tuple[int, ...]] = None
+    actual: Optional[float] = None
+    expected: Optional[float] = None
+    problem: str = ""
+
+    def describe(self) -> str:
+        if self.problem:
+            return f"{self.name}: {self.problem}"
+        if self.ok:
+            return f"{self.name}: ok (max abs {self.max_abs:.3g}, max rel {self.max_rel:.3g})"
+        index = ", ".join(str(i) for i in self.first_index or ())
+        return (
+            f"{self.name}: {self.bad} element(s) differ; first at [{index}]: "
+            f"got {self.actual!r}, expected {self.expected!r} "
+            f"(max abs {self.max_abs:.3g}, max rel {self.max_rel:.3g})"
+        )
+
+    def to_json(self) -> Dict[str, Any]:
+        data = asdict(self)
+        data["first_index"] = list(self.first_index) if self.first_index is not None else None
+        return data
+
+
+def _unravel(flat: int, shape: Tuple[int, ...]) -> Tuple[int, ...]:
+    index = []
+    for size in reversed(shape):
+        index.append(flat % size)
+        flat //= size
+    return tuple(reversed(index))
+
+
+def _scalar(t: torch.Tensor) -> float:
+    value = t.item()
+    return float(value) if isinstance(value, float) else value
+
+
+def compare_output(
+    name: str, actual: torch.Tensor, expected: torch.Tensor, atol: float, rtol: float
+) -> Comparison:
+    if tuple(actual.shape) != tuple(expected.shape):
+        return Comparison(
+            name, False, problem=f"shape {tuple(actual.shape)}, expected {tuple(expected.shape)}"
+        )
+    if actual.numel() == 0:
+        return Comparison(name, True)
+    if expected.dtype.is_floating_point or expected.dtype.is_complex:
+        a, e = actual.to(torch.float64), expected.to(torch.float64)
+        diff = (a - e).abs()
+        close = diff <= atol + rtol * e.abs()
+        same_special = (a.isnan() & e.isnan()) | (a.isinf() & e.isinf() & (a.sign() == e.sign()))
+        ok = close | same_special
+        finite = a.isfinite() & e.isfinite()
+        max_abs = float(diff[finite].max()) if bool(finite.any()) else 0.0
+        nonzero = finite & (e != 0)
+        max_rel = float((diff[nonzero] / e[nonzero].abs()).max()) if bool(nonzero.any()) else 0.0
+    else:
+        a, e = actual, expected.to(actual.dtype)
+        ok = a == e
+        diff = (a.to(torch.float64) - e.to(torch.float64)).abs()
+        max_abs = float(diff.max())
+        max_rel = 0.0
+    bad = ~ok
+    count = int(bad.sum())
+    if count == 0:
+        return Comparison(name, True, max_abs, max_rel)
+    flat = int(bad.flatten().nonzero()[0])
+    index = _unravel(flat, tuple(actual.shape))
+    return Comparison(
+        name,
+        False,
+        max_abs,
+        max_rel,
+        count,
+        index,
+        _scalar(actual.flatten()[flat]),
+        _scalar(expected.flatten()[flat]),
+    )
+
+
+def first_modified(name: str, after: torch.Tensor, before: torch.Tensor) -> Optional[str]:
+    """Bitwise check of an input; a message naming the first changed element, or None."""
+    if after.numel() == 0:
+        return None
+    a = after.contiguous().reshape(-1).view(torch.uint8).view(after.numel(), -1)
+    b = before.contiguous().reshape(-1).view(torch.uint8).view(before.numel(), -1)
+    changed = (a != b).any(dim=1)
+    if not bool(changed.any()):
+        return None
+    flat = int(changed.nonzero()[0])
+    index = ", ".join(str(i) for i in _unravel(flat, tuple(after.shape)))
+    return (
+        f"input {name} was modified: {int(changed.sum())} element(s) changed; first at "
+        f"[{index}]: was {_scalar(before.flatten()[flat])!r}, now {_scalar(after.flatten()[flat])!r}"
+    )
+
+
+@dataclass
+class OutputReport:
+    comparisons: List[Comparison] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return all(c.ok for c in self.comparisons)
+
+    @property
+    def max_abs(self) -> float:
+        return max((c.max_abs for c in self.comparisons), default=0.0)
+
+    @property
+    def max_rel(self) -> float:
+        return max((c.max_rel for c in self.comparisons), default=0.0)
+
+    def first_failure(self) -> Optional[Comparison]:
+        return next((c for c in self.comparisons if not c.ok), None)

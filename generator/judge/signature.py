@@ -1,0 +1,86 @@
+"""A challenge's `get_solve_signature()` as judge parameters.
+
+Any LeetGPU tree works, so the signature is read from challenge.py (ctypes types), not from a spec.
+The ctypes type is kept: native solutions are called with exactly the declared argument types
+(public challenges declare `c_size_t` sizes, for instance).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import dataclasses
+from dataclasses import dataclass
+from typing import Any, Dict, List, Optional
+
+from generator.dtypes import DTYPES, DType
+from generator.languages.base import SigParam
+
+DIRECTIONS = ("in", "out", "inout")
+
+
+@dataclass(frozen=True)
+class JudgeParam(SigParam):
+    """A SigParam that also remembers the declared ctypes type."""
+
+    ctype: Any = None
+
+
+def _pointer_rows() -> Dict[Any, DType]:
+    rows: Dict[Any, DType] = {}
+    for row in DTYPES.values():
+        cls = eval(row.ctypes_tensor, {"ctypes": ctypes})  # noqa: S307 - our own table
+        rows.setdefault(cls, row)  # the first row wins where dtypes share a pointer (f16/bf16)
+    return rows
+
+
+#: Scalar ctypes -> the dtype row whose spellings stand for it. Unsigned and size_t scalars map to
+#: the row of their width; the ctypes type itself travels in JudgeParam.ctype.
+_SCALAR_ROWS = {
+    ctypes.c_int: "int32",
+    ctypes.c_uint: "uint32",
+    ctypes.c_long: "int64",
+    ctypes.c_ulong: "int64",
+    ctypes.c_longlong: "int64",
+    ctypes.c_ulonglong: "int64",
+    ctypes.c_int8: "int8",
+    ctypes.c_uint8: "uint8",
+    ctypes.c_float: "float32",
+}
+
+
+class SignatureError(ValueError):
+    """get_solve_signature() returned something the judge cannot call."""
+
+
+def params_from_signature(signature: Dict[str, Any]) -> List[JudgeParam]:
+    pointers = _pointer_rows()
+    params: List[JudgeParam] = []
+    for name, entry in signature.items():
+        try:
+            ctype, direction = entry
+        except (TypeError, ValueError):
+            raise SignatureError(f"{name}: expected (ctypes type, direction), got {entry!r}")
+        if direction not in DIRECTIONS:
+            raise SignatureError(f"{name}: direction {direction!r} is not in/out/inout")
+        if isinstance(ctype, type) and issubclass(ctype, ctypes._Pointer):
+            row = pointers.get(ctype) or _unknown_pointer_row(ctype)
+            params.append(JudgeParam(name, row, direction, True, ctype))
+        elif ctype in _SCALAR_ROWS:
+            params.append(JudgeParam(name, DTYPES[_SCALAR_ROWS[ctype]], direction, False, ctype))
+        else:
+            raise SignatureError(f"{name}: unsupported scalar type {getattr(ctype, '__name__', ctype)}")
+    return params
+
+
+def _unknown_pointer_row(ctype: Any) -> DType:
+    """Pointers to types outside the dtype table (c_bool, c_double): a row that names the type.
+
+    Only the display name matters; the tensors themselves carry their torch dtype."""
+    target = getattr(ctype, "_type_", None)
+    name = getattr(target, "__name__", "unknown").removeprefix("c_")
+    size = ctypes.sizeof(target) if target is not None else 1
+    return dataclasses.replace(DTYPES["uint8"], name=name, itemsize=size)
+
+
+def find(params: List[JudgeParam], name: str) -> Optional[JudgeParam]:
+    return next((p for p in params if p.name == name), None)

@@ -1,0 +1,257 @@
+"""The timing harness: what `--perf` measures, and how.
+
+One repetition: flush the L2 cache by writing a buffer of at least 256 MB, record a CUDA event, run
+the solution, record a second event. The flush is queued before the start event, so it is not
+timed, and the solution's launch overlaps it, as in the field's usual harnesses. After a warm-up,
+repetitions run in batches until the relative standard error of the mean falls below 1% or the
+time budget is spent; the report gives median, min, mean, spread (p10..p90) and the count.
+
+Events measure work on the current stream. A solution that queues work on a stream of its own and
+returns without waiting would be under-measured, so a short cross-check times the same call with
+host clocks around device synchronisations; if that is much slower, the whole measurement is
+repeated with host clocks and the report says so.
+
+On the CPU the same loop runs with host clocks (and a smaller flush).
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any, Callable, Dict, List, Optional
+
+import torch
+
+MIB = 1024 * 1024
+
+
+@dataclass
+class PerfOptions:
+    budget_s: float = 3.0  # per measured function, after warm-up
+    target_rel_err: float = 0.01  # relative standard error of the mean
+    min_reps: int = 10
+    max_reps: int = 5000
+    warmup_calls: int = 3
+    warmup_s: float = 0.1
+    flush_bytes: int = 256 * MIB
+    copy_bytes: int = 1024 * MIB  # source size of the copy-bandwidth measurement
+
+    @classmethod
+    def from_json(cls, data: Optional[Dict[str, Any]]) -> "PerfOptions":
+        known = {k: v for k, v in (data or {}).items() if k in cls.__dataclass_fields__}
+        return cls(**known)
+
+
+@dataclass
+class Timing:
+    samples_ms: List[float] = field(repr=False)
+    clock: str  # "cuda_events" or "host"
+    converged: bool
+    seconds: float  # wall time spent measuring
+
+    @property
+    def reps(self) -> int:
+        return len(self.samples_ms)
+
+    @property
+    def median_ms(self) -> float:
+        return statistics.median(self.samples_ms)
+
+    @property
+    def min_ms(self) -> float:
+        return min(self.samples_ms)
+
+    @property
+    def mean_ms(self) -> float:
+        return statistics.fmean(self.samples_ms)
+
+    def quantile(self, q: float) -> float:
+        ordered = sorted(self.samples_ms)
+        return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))]
+
+    @property
+    def rel_err(self) -> float:
+        return relative_error(self.samples_ms)
+
+    def summary(self) -> Dict[str, Any]:
+        return {
+            "median_ms": self.median_ms,
+            "min_ms": self.min_ms,
+            "mean_ms": self.mean_ms,
+            "p10_ms": self.quantile(0.1),
+            "p90_ms": self.quantile(0.9),
+            "spread": (self.quantile(0.9) - self.quantile(0.1)) / self.median_ms
+            if self.median_ms > 0
+            else 0.0,
+            "rel_err_of_mean": self.rel_err,
+            "reps": self.reps,
+            "converged": self.converged,
+            "clock": self.clock,
+            "seconds": self.seconds,
+        }
+
+
+def relative_error(samples: List[float]) -> float:
+    """Standard error of the mean over the mean (inf for fewer than two samples)."""
+    if len(samples) < 2:
+        return math.inf
+    mean = statistics.fmean(samples)
+    if mean <= 0:
+        return math.inf
+    return statistics.stdev(samples) / math.sqrt(len(samples)) / mean
+
+
+class Flush:
+    """Evicts the caches by writing `nbytes` before each timed call."""
+
+    def __init__(self, device: str, nbytes: int):
+        self.buffer = torch.empty(max(nbytes, 1), dtype=torch.uint8, device=device)
+
+    def __call__(self) -> None:
+        self.buffer.zero_()
+
+
+def _sync(device: str) -> None:
+    if device.startswith("cuda"):
+        torch.cuda.synchronize()
+
+
+def measure(
+    fn: Callable[[], Any],
+    device: str,
+    options: PerfOptions,
+    flush: Optional[Callable[[], None]] = None,
+    clock: Optional[str] = None,
+) -> Timing:
+    """Time `fn` adaptively; `clock` defaults to CUDA events on a GPU, host clocks elsewhere."""
+    flush = flush or (lambda: None)
+    clock = clock or ("cuda_events" if device.startswith("cuda") else "host")
+    deadline = time.perf_counter() + options.warmup_s
+    calls = 0
+    while calls < options.warmup_calls or time.perf_counter() < deadline:
+        fn()
+        calls += 1
+    _sync(device)
+
+    started = time.perf_counter()
+    samples: List[float] = []
+    batch = 5
+    converged = False
+    while True:
+        samples.extend(_batch(fn, device, flush, clock, batch))
+        if len(samples) >= options.min_reps and relative_error(samples) < options.target_rel_err:
+            converged = True
+            break
+        spent = time.perf_counter() - started
+        if spent > options.budget_s or len(samples) >= options.max_reps:
+            break
+        batch = min(100, batch * 2, options.max_reps - len(samples))
+    return Timing(samples, clock, converged, time.perf_counter() - started)
+
+
+def _batch(fn, device: str, flush, clock: str, count: int) -> List[float]:
+    if clock == "cuda_events":
+        events = []
+        for _ in range(count):
+            flush()
+            start = torch.cuda.Event(enable_timing=True)
+            end = torch.cuda.Event(enable_timing=True)
+            start.record()
+            fn()
+            end.record()
+            events.append((start, end))
+        torch.cuda.synchronize()
+        return [start.elapsed_time(end) for start, end in events]
+    out = []
+    for _ in range(count):
+        flush()
+        _sync(device)
+        t0 = time.perf_counter()
+        fn()
+        _sync(device)
+        out.append((time.perf_counter() - t0) * 1e3)
+    return out
+
+
+def events_undercount(fn: Callable[[], Any], reps: int = 5) -> Optional[Dict[str, float]]:
+    """Compare CUDA-event and host-clock times of the same synchronised calls.
+
+    Returns both medians when the events saw much less than the host waited for (work escaped to
+    another stream), else None."""
+    event_ms, host_ms = [], []
+    for _ in range(reps):
+        torch.cuda.synchronize()
+        start = torch.cuda.Event(enable_timing=True)
+        end = torch.cuda.Event(enable_timing=True)
+        t0 = time.perf_counter()
+        start.record()
+        fn()
+        end.record()
+        torch.cuda.synchronize()
+        host_ms.append((time.perf_counter() - t0) * 1e3)
+        event_ms.append(start.elapsed_time(end))
+    event, host = statistics.median(event_ms), statistics.median(host_ms)
+    if host > 2 * event and host - event > 0.05:
+        return {"event_ms": event, "host_ms": host}
+    return None
+
+
+@dataclass
+class PerfReport:
+    timing: Timing
+    copy_gbps: Optional[float]
+    min_bytes: Optional[float]
+    note: str = ""
+
+    def to_json(self) -> Dict[str, Any]:
+        data = self.timing.summary()
+        seconds = self.timing.median_ms * 1e-3
+        gbps = self.min_bytes / seconds / 1e9 if self.min_bytes and seconds > 0 else None
+        data.update(
+            {
+                "min_bytes": self.min_bytes,
+                "gbps": gbps,
+                "copy_gbps": self.copy_gbps,
+                "pct_of_copy": 100.0 * gbps / self.copy_gbps if gbps and self.copy_gbps else None,
+                "note": self.note,
+            }
+        )
+        return data
+
+
+def time_solution(
+    fn: Callable[[], Any], device: str, options: PerfOptions, min_bytes: Optional[float]
+) -> PerfReport:
+    """Time a solution and the device's copy bandwidth in the same process."""
+    flush = Flush(device, options.flush_bytes)
+    timing = measure(fn, device, options, flush)
+    note = ""
+    if timing.clock == "cuda_events":
+        gap = events_undercount(fn)
+        if gap is not None:
+            note = (
+                f"CUDA events saw {gap['event_ms']:.3f} ms of {gap['host_ms']:.3f} ms: work ran "
+                "outside the current stream, so host clocks around synchronisations were used"
+            )
+            timing = measure(fn, device, options, flush, clock="host")
+    del flush
+    return PerfReport(timing, copy_bandwidth(device, options), min_bytes, note)
+
+
+def copy_bandwidth(device: str, options: PerfOptions) -> Optional[float]:
+    """GB/s of a device-to-device copy (bytes read + bytes written), measured like a solution."""
+    if options.copy_bytes <= 0:
+        return None
+    count = options.copy_bytes // 4
+    src = torch.ones(count, dtype=torch.float32, device=device)
+    dst = torch.empty_like(src)
+    timing = measure(lambda: dst.copy_(src), device, options)
+    return 2 * count * 4 / (timing.median_ms * 1e-3) / 1e9
+
+
+def timing_to_json(timing: Timing) -> Dict[str, Any]:
+    data = asdict(timing)
+    data.update(timing.summary())
+    return data

@@ -1,0 +1,55 @@
+"""Verdict names and what each one means; the single place reports and docs read them from."""
+
+from __future__ import annotations
+
+from typing import Dict, Optional
+
+PASS = "pass"
+WRONG_ANSWER = "wrong_answer"
+BUILD_ERROR = "build_error"
+RUNTIME_ERROR = "runtime_error"
+CRASH = "crash"
+TIMEOUT = "timeout"
+OUT_OF_BOUNDS = "out_of_bounds"
+INPUT_MODIFIED = "input_modified"
+#: Not verdicts on a solution: it compiled but this machine cannot run it (no GPU), or the judge
+#: itself could not do its work (missing toolchain, broken challenge tree).
+BUILT = "built"
+JUDGE_ERROR = "judge_error"
+
+MEANING: Dict[str, str] = {
+    PASS: "every case ran and matched the reference within the challenge's tolerance",
+    WRONG_ANSWER: "an output differs from the reference (or was not written, or has a wrong shape)",
+    BUILD_ERROR: "the toolchain rejected the source; the message is the compiler's own",
+    RUNTIME_ERROR: "solve raised, or the GPU reported an error (e.g. an illegal address)",
+    CRASH: "the worker process died (signal, or exit) before reporting a verdict",
+    TIMEOUT: "a case (or the start-up) ran past its time limit; the worker was killed",
+    OUT_OF_BOUNDS: "a write landed in a canary band just before or after a tensor",
+    INPUT_MODIFIED: "an input tensor differs after the call",
+    BUILT: "compiled; not run because this device cannot run the language",
+    JUDGE_ERROR: "the judge could not judge (missing toolchain, bad challenge tree)",
+}
+
+#: What a starter may end in: it must build and run yet not solve the challenge.
+STARTER_OK = (WRONG_ANSWER, BUILT)
+
+
+def expectation_met(expect: str, verdict: str, message: str = "") -> bool:
+    """`expect` is `pass`, `not_pass` (starters), `baseline`, or an exact verdict name."""
+    if expect == "pass":
+        return verdict in (PASS, BUILT)
+    if expect == "not_pass":
+        return verdict in STARTER_OK
+    if expect == "baseline":
+        return verdict in (PASS, BUILT) or is_unavailable(verdict, message)
+    return verdict == expect
+
+
+def is_unavailable(verdict: str, message: str) -> bool:
+    """A baseline whose library is not installed here is reported, not failed."""
+    return verdict == RUNTIME_ERROR and "No module named" in message
+
+
+def exit_code(verdict: Optional[str]) -> int:
+    """`chgen judge` exits 0 only when every case passed."""
+    return 0 if verdict == PASS else 1

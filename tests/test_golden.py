@@ -1,0 +1,71 @@
+"""Golden records: trees generated from specs of public-challenge shapes, reviewed like code.
+
+Regenerate them with `make golden` after an intended change, then review the diff.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from generator.cli import app
+from tests.conftest import GOLDEN, ROOT
+
+SPECS = sorted((GOLDEN / "specs").glob("*.yaml"))
+
+
+def test_there_are_golden_specs_of_each_shape():
+    names = {p.stem for p in SPECS}
+    assert {"1_vector_add", "3_matrix_transpose", "13_histogramming", "58_fp16_dot_product"} <= names
+
+
+def test_golden_trees_are_up_to_date(runner, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    args = ["generate", "--check", "--out", "tests/golden/tree", *map(str, SPECS)]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+
+
+def golden(path: str) -> str:
+    return (GOLDEN / "tree" / "challenges" / path).read_text()
+
+
+def test_fp16_maps_through_the_dtype_table():
+    cu = golden("medium/58_fp16_dot_product/starter/starter.cu")
+    assert cu.startswith("#include <cuda_fp16.h>\n#include <cuda_runtime.h>\n")
+    assert "const half* A, const half* B, half* result, int N" in cu
+    assert "Pointer[Float16, ImmUntrackedOrigin]" in golden(
+        "medium/58_fp16_dot_product/starter/starter.mojo"
+    )
+    assert "ctypes.POINTER(ctypes.c_uint16)" in golden("medium/58_fp16_dot_product/challenge.py")
+
+
+def test_int32_outputs_and_prefill_stay_integers():
+    py = golden("medium/13_histogramming/challenge.py")
+    assert '"histogram": (ctypes.POINTER(ctypes.c_int), "out")' in py
+    assert "torch.full((num_bins,), 123, device=self.device, dtype=torch.int32)" in py
+    assert "const int* input, int* histogram, int N, int num_bins" in golden(
+        "medium/13_histogramming/starter/starter.cu"
+    )
+
+
+def test_easy_pages_use_pre_for_1d_and_bmatrix_for_2d():
+    assert "<pre>\nInput:  A = [1.0, 2.0, 3.0, 4.0]" in golden("easy/1_vector_add/challenge.html")
+    page = golden("easy/3_matrix_transpose/challenge.html")
+    assert "\\begin{bmatrix}" in page and "<pre>" not in page
+
+
+def test_easy_starters_carry_scaffolds_in_cuda_mojo_triton_only():
+    base = "easy/3_matrix_transpose/starter/"
+    assert "dim3 threadsPerBlock(16, 16);" in golden(base + "starter.cu")
+    assert "grid_dim=(grid_x, grid_y)" in golden(base + "starter.mojo")
+    assert "matrix_transpose_kernel[grid]" in golden(base + "starter.triton.py")
+    for name in ("starter.pytorch.py", "starter.jax.py", "starter.cute.py"):
+        assert golden(base + name).rstrip().endswith("pass")
+    assert "(i.e. pointers to memory on the GPU)" in golden(base + "starter.cu")
+    assert "(i.e." not in golden(base + "starter.pytorch.py")
+
+
+def test_golden_tree_is_not_empty():
+    files = [p for p in (GOLDEN / "tree").rglob("*") if p.is_file()]
+    assert len(files) == 4 * 8 + 2  # four challenges, the base class, the manifest
+    assert all(Path(p).stat().st_size > 0 for p in files)
