@@ -15,7 +15,7 @@ import typer
 from rich.console import Console
 
 from generator.formatting import FormatError
-from generator.spec import SpecErrors
+from generator.spec.yamlpos import SpecErrors
 
 app = typer.Typer(
     add_completion=False,
@@ -56,8 +56,7 @@ def generate(
     if not paths:
         fail(f"no specs found in {specs_dir}/ (files are named <id>_<slug>.yaml)")
     try:
-        loaded = pipeline.load_all(paths, Path.cwd())
-        output = pipeline.build_output(loaded, out_dir)
+        output, rendered = pipeline.generate(paths, out_dir, Path.cwd())
     except SpecErrors as exc:
         report_spec_errors(exc)
     except FormatError as exc:
@@ -65,7 +64,7 @@ def generate(
     if check:
         changes, _, _ = tree.plan(out_dir.resolve(), output)
         if not changes:
-            out.print(f"{out_dir}/ is up to date ({len(loaded)} spec(s))")
+            out.print(f"{out_dir}/ is up to date ({len(paths)} spec(s))")
             return
         for change in changes:
             if change.diff:
@@ -85,7 +84,8 @@ def generate(
     for change in changes:
         out.print(f"  {change.kind:8} {out_dir / change.path}", markup=False)
     out.print(
-        f"{len(loaded)} spec(s) -> {out_dir}/: {len(changes)} file(s) changed in {seconds:.2f} s"
+        f"{len(paths)} spec(s), {rendered} rendered -> {out_dir}/: {len(changes)} file(s) changed "
+        f"in {seconds:.2f} s"
     )
 
 
@@ -108,6 +108,159 @@ def new(
     except scaffold.ScaffoldError as exc:
         fail(f"error: {exc}")
     out.print(f"wrote {path}", markup=False)
+
+
+@app.command("check")
+def check_command(
+    paths: List[Path] = typer.Argument(
+        None, help="Spec files, challenge directories, or trees holding challenges/ (default: .)."
+    ),
+    deep: bool = typer.Option(
+        False, "--deep", help="Also import each challenge.py on the CPU and run its generators."
+    ),
+    formatters: bool = typer.Option(
+        False, "--formatters", help="Also run black/isort, flake8, clang-format and mojo format."
+    ),
+    output_format: str = typer.Option("human", "--format", help="human or json."),
+    select: List[str] = typer.Option([], "--select", help="Only these codes or prefixes (S, H00)."),
+    ignore: List[str] = typer.Option([], "--ignore", help="Skip these codes or prefixes."),
+    against: Optional[Path] = typer.Option(
+        None, "--against", help="Another tree whose ids a new challenge must not reuse."
+    ),
+    cases: str = typer.Option("7:10", "--cases", help="Expected functional case count, MIN:MAX."),
+    generated: Path = typer.Option(TREE_DIR, "--tree", help="Tree that specs are compared with."),
+    list_rules: bool = typer.Option(False, "--list-rules", help="Print every rule and exit."),
+) -> None:
+    """Check challenges, trees and specs against the set's rules (static; --deep runs code)."""
+    from generator.checks import registry, runner
+    from generator.checks.report import Options
+
+    if list_rules:
+        for rule in registry.RULES.values():
+            out.print(f"{rule.code} {rule.severity:7} {rule.tier:10} {rule.summary}", markup=False)
+        return
+    if output_format not in ("human", "json"):
+        fail(f"error: --format is 'human' or 'json', not {output_format!r}", 2)
+    chosen, skipped = registry.parse_codes(select), registry.parse_codes(ignore)
+    unknown = registry.unknown_codes(chosen + skipped)
+    if unknown:
+        fail(f"error: no rule code starts with {', '.join(unknown)} (see --list-rules)", 2)
+    low, _, high = cases.partition(":")
+    if not (low.isdigit() and high.isdigit() and int(low) <= int(high)):
+        fail(f"error: --cases takes MIN:MAX, e.g. 7:10, not {cases!r}", 2)
+    if (
+        against is not None
+        and not (against / "challenges").is_dir()
+        and against.name != "challenges"
+    ):
+        fail(f"error: --against {against} holds no challenges/ folder", 2)
+    options = Options(deep, formatters, chosen, skipped, against, (int(low), int(high)), generated)
+    try:
+        result = runner.run(list(paths or [Path(".")]), options)
+    except runner.TargetError as exc:
+        fail(f"error: {exc}", 2)
+    if output_format == "json":
+        sys.stdout.write(runner.render_json(result))
+    else:
+        sys.stdout.write(runner.render_human(result))
+    if result.errors:
+        raise typer.Exit(1)
+
+
+@app.command("judge")
+def judge_cmd(
+    challenge_dir: Path = typer.Argument(..., help="A challenge folder (with challenge.py)."),
+    solution: Path = typer.Argument(
+        ..., help="The solution; its suffix names the language (.cu .mojo .pytorch.py ...)."
+    ),
+    device: Optional[str] = typer.Option(
+        None, "--device", help="cuda or cpu (default: cuda when a GPU is visible)."
+    ),
+    perf: bool = typer.Option(False, "--perf", help="Also time the performance case."),
+    timeout: float = typer.Option(
+        60.0, "--timeout", help="Seconds one case may take (first-call compilation included)."
+    ),
+    json_out: Optional[Path] = typer.Option(None, "--json", help="Write the result as JSON."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the random test inputs."),
+    arch: Optional[str] = typer.Option(
+        None, "--arch", help="CUDA/Mojo target such as sm_90 (default: the GPU's)."
+    ),
+    rerun: bool = typer.Option(False, "--rerun", help="Ignore cached results."),
+    specs_dir: Path = typer.Option(SPECS_DIR, "--specs", help="Where case names are looked up."),
+) -> None:
+    """Judge one solution against any LeetGPU-layout challenge; exit 0 only if all cases pass."""
+    from generator.judge.commands import CommandError, judge_command
+
+    try:
+        code = judge_command(
+            challenge_dir=challenge_dir,
+            solution=solution,
+            device=device,
+            perf=perf,
+            timeout=timeout,
+            json_out=json_out,
+            seed=seed,
+            arch=arch,
+            rerun=rerun,
+            specs_dir=specs_dir,
+            console=out,
+        )
+    except CommandError as exc:
+        fail(f"error: {exc}")
+    raise typer.Exit(code)
+
+
+@app.command("test")
+def test_cmd(
+    specs: List[str] = typer.Argument(None, help="Spec files or ids (default: every spec)."),
+    device: Optional[str] = typer.Option(None, "--device", help="cuda or cpu (default: auto)."),
+    perf: bool = typer.Option(False, "--perf", help="Time solutions and the spec's baselines."),
+    build_only: bool = typer.Option(
+        False, "--build-only", help="Build everything into --out for another machine to run."
+    ),
+    bundle_out: Optional[Path] = typer.Option(None, "--out", help="Bundle folder to write."),
+    prebuilt: Optional[Path] = typer.Option(
+        None, "--prebuilt", help="Run a bundle made by --build-only (needs no spec model)."
+    ),
+    json_out: Optional[Path] = typer.Option(None, "--json", help="JSON report path."),
+    markdown_out: Optional[Path] = typer.Option(None, "--markdown", help="Markdown report."),
+    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", help="Parallel correctness runs."),
+    timeout: float = typer.Option(60.0, "--timeout", help="Seconds one case may take."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the random test inputs."),
+    arch: Optional[str] = typer.Option(None, "--arch", help="CUDA/Mojo target, e.g. sm_90."),
+    rerun: bool = typer.Option(False, "--rerun", help="Ignore cached results."),
+    specs_dir: Path = typer.Option(SPECS_DIR, "--specs", help="Folder of specs."),
+    tree_dir: Path = typer.Option(TREE_DIR, "--tree", help="Generated tree."),
+    solutions_dir: Path = typer.Option(Path("solutions"), "--solutions", help="Solutions."),
+) -> None:
+    """Judge every starter and solution of our challenges; print a table, write a JSON report."""
+    from generator.judge.commands import CommandError, TestArgs, test_command
+
+    args = TestArgs(
+        specs=list(specs or []),
+        device=device,
+        perf=perf,
+        build_only=build_only,
+        out=bundle_out,
+        prebuilt=prebuilt,
+        json_out=json_out,
+        markdown_out=markdown_out,
+        jobs=jobs,
+        timeout=timeout,
+        seed=seed,
+        arch=arch,
+        rerun=rerun,
+        specs_dir=specs_dir,
+        tree_dir=tree_dir,
+        solutions_dir=solutions_dir,
+    )
+    try:
+        code = test_command(args, out, err)
+    except SpecErrors as exc:
+        report_spec_errors(exc)
+    except CommandError as exc:
+        fail(f"error: {exc}")
+    raise typer.Exit(code)
 
 
 def main() -> None:

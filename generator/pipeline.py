@@ -5,19 +5,25 @@ Every stage reports errors as SpecErrors (file:line:column); nothing is written 
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
-from typing import Dict, Iterable, List, Optional
+from typing import TYPE_CHECKING, Dict, Iterable, List, Optional
 
-from generator.example_check import example_fingerprint, verify_example
-from generator.render import render_challenge, render_core
-from generator.spec import LoadedSpec, SpecError, SpecErrors, find_specs, load_spec
+if TYPE_CHECKING:  # the spec model (pydantic) is imported only when a spec must be parsed
+    from generator.spec import LoadedSpec
+
+from generator import incremental
+from generator.spec.yamlpos import Position, SpecError, SpecErrors
 from generator.tree import Manifest, Output
 
 CORE_OWNER = "core"
+SPEC_NAME_RE = re.compile(r"^(\d+)_([a-z0-9_]+)\.ya?ml$")
 
 
-def load_all(paths: Iterable[Path], root: Optional[Path] = None) -> List[LoadedSpec]:
+def load_all(paths: Iterable[Path], root: Optional[Path] = None) -> List["LoadedSpec"]:
     """Load every spec; collect the errors of all files before failing."""
+    from generator.spec import load_spec
+
     loaded, errors = [], []
     for path in paths:
         try:
@@ -30,8 +36,8 @@ def load_all(paths: Iterable[Path], root: Optional[Path] = None) -> List[LoadedS
     return loaded
 
 
-def _duplicate_ids(loaded: List[LoadedSpec]) -> List[SpecError]:
-    seen: Dict[int, LoadedSpec] = {}
+def _duplicate_ids(loaded: List["LoadedSpec"]) -> List[SpecError]:
+    seen: Dict[int, "LoadedSpec"] = {}
     errors = []
     for item in loaded:
         other = seen.get(item.spec.id)
@@ -50,18 +56,81 @@ def _duplicate_ids(loaded: List[LoadedSpec]) -> List[SpecError]:
 def spec_paths(specs: List[Path], specs_dir: Path) -> List[Path]:
     if specs:
         return specs
-    return find_specs(specs_dir)
+    found = [p for p in specs_dir.glob("*.y*ml") if SPEC_NAME_RE.match(p.name)]
+    return sorted(found, key=lambda p: int(SPEC_NAME_RE.match(p.name).group(1)))
 
 
-def build_output(loaded: List[LoadedSpec], tree_root: Path) -> Output:
-    """Render every spec (and the shared base class); verify examples that changed."""
+def generate(paths: List[Path], tree_root: Path, root: Optional[Path] = None) -> tuple:
+    """Output for `paths`, re-rendering only specs whose inputs changed; returns (output, count)."""
     manifest = Manifest.read(tree_root)
     files: Dict[str, str] = {}
     owners: Dict[str, str] = {}
     verified: Dict[str, str] = {}
+    inputs: Dict[str, str] = {}
+    stale: List[Path] = []
+    errors = _duplicate_file_ids(paths)
+    for path in paths:
+        match = SPEC_NAME_RE.match(path.name)
+        fingerprint = incremental.spec_fingerprint(path) if path.is_file() else ""
+        owner = f"{match.group(1)}_{match.group(2)}" if match else ""
+        kept = incremental.reusable_files(tree_root, manifest, owner, fingerprint) if owner else None
+        if kept is None or owner not in manifest.verified:
+            stale.append(path)
+            continue
+        for name, text in kept.items():
+            files[name], owners[name] = text, owner
+        verified[owner], inputs[owner] = manifest.verified[owner], fingerprint
+    core = incremental.reusable_files(
+        tree_root, manifest, CORE_OWNER, incremental.generator_fingerprint()
+    )
+    if errors:
+        raise SpecErrors(errors)
+    if stale or core is None:
+        from generator.render import render_core
+
+        loaded = load_all(stale, root)
+        fresh = build_output(loaded, tree_root, manifest)
+        files.update(fresh.files)
+        owners.update(fresh.owners)
+        verified.update(fresh.verified)
+        for item in loaded:
+            inputs[item.spec.dir_name] = incremental.spec_fingerprint(item.path)
+        core = render_core()
+    for name, text in core.items():
+        files[name], owners[name] = text, CORE_OWNER
+    inputs[CORE_OWNER] = incremental.generator_fingerprint()
+    return Output(files, owners, verified, inputs), len(stale)
+
+
+def _duplicate_file_ids(paths: List[Path]) -> List[SpecError]:
+    seen: Dict[str, Path] = {}
+    errors = []
+    for path in paths:
+        match = SPEC_NAME_RE.match(path.name)
+        if not match:
+            continue
+        other = seen.setdefault(match.group(1), path)
+        if other != path:
+            errors.append(
+                SpecError(
+                    Position(str(path), 1, 1),
+                    f"id {match.group(1)} is also used by {other}",
+                    "every challenge needs its own id",
+                )
+            )
+    return errors
+
+
+def build_output(loaded: List["LoadedSpec"], tree_root: Path, manifest=None) -> Output:
+    """Render specs (not the shared base class); verify examples that changed."""
+    from generator.example_check import example_fingerprint, verify_example
+    from generator.render import render_challenge
+
+    manifest = manifest or Manifest.read(tree_root)
+    files: Dict[str, str] = {}
+    owners: Dict[str, str] = {}
+    verified: Dict[str, str] = {}
     errors: List[SpecError] = []
-    for path, text in render_core().items():
-        files[path], owners[path] = text, CORE_OWNER
     for item in loaded:
         owner = item.spec.dir_name
         fingerprint = example_fingerprint(item)

@@ -29,6 +29,7 @@ def sha256(text: str) -> str:
 class Manifest:
     files: Dict[str, Dict[str, str]] = field(default_factory=dict)  # path -> {sha256, owner}
     verified: Dict[str, str] = field(default_factory=dict)  # owner -> example fingerprint
+    inputs: Dict[str, str] = field(default_factory=dict)  # owner -> input fingerprint
 
     @classmethod
     def read(cls, root: Path) -> "Manifest":
@@ -37,16 +38,24 @@ class Manifest:
             return cls()
         try:
             data = json.loads(path.read_text())
-            return cls(dict(data.get("files", {})), dict(data.get("verified_examples", {})))
+            return cls(
+                dict(data.get("files", {})),
+                dict(data.get("verified_examples", {})),
+                dict(data.get("inputs", {})),
+            )
         except (ValueError, AttributeError):
             return cls()
 
-    def render(self) -> str:
+    def render(self, with_inputs: bool = True) -> str:
+        """The manifest file. Input fingerprints only speed up the next run, so `--check` compares
+        the manifest without them (a generator edit must not make the committed tree stale)."""
         data = {
             "generator": "chgen",
             "files": dict(sorted(self.files.items())),
             "verified_examples": dict(sorted(self.verified.items())),
         }
+        if with_inputs:
+            data["inputs"] = dict(sorted(self.inputs.items()))
         return json.dumps(data, indent=2, sort_keys=True) + "\n"
 
     def owned_by(self, owners: set) -> Dict[str, str]:
@@ -60,6 +69,7 @@ class Output:
     files: Dict[str, str]  # path -> text
     owners: Dict[str, str]  # path -> owner
     verified: Dict[str, str]  # owner -> example fingerprint
+    inputs: Dict[str, str] = field(default_factory=dict)  # owner -> input fingerprint
 
 
 @dataclass
@@ -125,14 +135,18 @@ def plan(root: Path, output: Output) -> tuple:
     new_manifest = Manifest(
         {p: e for p, e in manifest.files.items() if e.get("owner") not in owners},
         {o: h for o, h in manifest.verified.items() if o not in owners},
+        {o: h for o, h in manifest.inputs.items() if o not in owners},
     )
     for path, text in output.files.items():
         new_manifest.files[path] = {"sha256": sha256(text), "owner": output.owners[path]}
     new_manifest.verified.update(output.verified)
+    new_manifest.inputs.update(output.inputs)
     manifest_text = new_manifest.render()
-    current_manifest = _read(root / MANIFEST)
-    if current_manifest != manifest_text:
-        changes.append(Change(MANIFEST, "changed" if current_manifest else "added"))
+    current_text = _read(root / MANIFEST)
+    if current_text is None:
+        changes.append(Change(MANIFEST, "added"))
+    elif Manifest.read(root).render(with_inputs=False) != new_manifest.render(with_inputs=False):
+        changes.append(Change(MANIFEST, "changed"))
     return changes, manifest_text, sorted(set(edited))
 
 
@@ -155,6 +169,8 @@ def write(root: Path, output: Output, force: bool = False) -> List[Change]:
     if edited and not force:
         raise TreeConflict(edited)
     if not changes:
+        if _read(root / MANIFEST) != manifest_text:
+            _write_atomically(root / MANIFEST, manifest_text)  # refresh input fingerprints only
         return []
     root.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{root.name}.new-", dir=root.parent))
@@ -177,6 +193,12 @@ def write(root: Path, output: Output, force: bool = False) -> List[Change]:
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return changes
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    temporary = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    temporary.write_text(text, encoding="utf-8")
+    os.replace(temporary, path)
 
 
 def _prune_empty(directory: Path, stop: Path) -> None:

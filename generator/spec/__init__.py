@@ -1,16 +1,25 @@
-"""Spec model and loading (positions kept for every error)."""
+"""Spec model and loading (positions kept for every error).
 
-from generator.spec.loader import LoadedSpec, find_specs, load_spec, load_spec_text
-from generator.spec.model import Spec
+Names are resolved lazily so that importing the error classes does not import pydantic.
+"""
+
 from generator.spec.yamlpos import Position, SpecError, SpecErrors
 
-__all__ = [
-    "LoadedSpec",
-    "Position",
-    "Spec",
-    "SpecError",
-    "SpecErrors",
-    "find_specs",
-    "load_spec",
-    "load_spec_text",
-]
+_LAZY = {
+    "LoadedSpec": "generator.spec.loader",
+    "find_specs": "generator.spec.loader",
+    "load_spec": "generator.spec.loader",
+    "load_spec_text": "generator.spec.loader",
+    "Spec": "generator.spec.model",
+}
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(name)
+
+
+__all__ = ["Position", "SpecError", "SpecErrors", *_LAZY]
