@@ -142,3 +142,21 @@ def test_duplicate_ids_across_specs_are_an_error(workdir: Path, runner):
     result = runner.invoke(app, ["generate"])
     assert result.exit_code == 1
     assert "id 142 is also used by" in result.output
+
+
+def test_an_edited_sidecar_svg_is_picked_up(workdir: Path, runner):
+    svg = workdir / "specs" / "142_rms_norm_backward.svg"
+    svg.write_text(svg.read_text().replace("Two reductions", "Two row-and-column reductions"))
+    assert runner.invoke(app, ["generate", "--check"]).exit_code == 1
+    result = runner.invoke(app, ["generate"])
+    assert result.exit_code == 0, result.output
+    assert "Two row-and-column reductions" in (workdir / CHALLENGE / "challenge.html").read_text()
+
+
+def test_unchanged_specs_are_not_rendered_again(workdir: Path, runner):
+    assert runner.invoke(app, ["generate"]).exit_code == 0  # refreshes the input fingerprints
+    result = runner.invoke(app, ["generate"])
+    assert result.exit_code == 0 and " 0 rendered" in result.output, result.output
+    (workdir / CHALLENGE / "challenge.html").write_text("<p>tampered</p>\n")
+    result = runner.invoke(app, ["generate", "--check"])
+    assert result.exit_code == 1  # a file that no longer matches its hash forces a real render
