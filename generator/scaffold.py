@@ -93,3 +93,18 @@ def new_spec(
     except FileExistsError:
         raise ScaffoldError(f"{path} already exists") from None
     return path
+
+
+def find_challenge_dir(reference: str, tree: Path) -> Optional[Path]:
+    """A challenge directory from a path, or from an id looked up in a LeetGPU-layout tree."""
+    path = Path(reference)
+    if path.is_dir() and (path / "challenge.html").is_file():
+        return path
+    if not reference.isdigit():
+        return None
+    base = tree / "challenges" if (tree / "challenges").is_dir() else tree
+    for difficulty in DIFFICULTIES:
+        for child in sorted((base / difficulty).glob(f"{int(reference)}_*")):
+            if TREE_DIR_RE.match(child.name) and child.is_dir():
+                return child
+    return None
