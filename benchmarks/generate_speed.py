@@ -77,16 +77,22 @@ def main() -> None:
             rows["no-op generate"].append(timed(["generate"], project))
             rows["generate --check"].append(timed(["generate", "--check"], project))
             edited = sorted((project / "specs").glob("*.yaml"))[0]
-            edited.write_text(edited.read_text().replace("access_tier: free", "access_tier: premium"))
+            edited.write_text(
+                edited.read_text().replace("access_tier: free", "access_tier: premium")
+            )
             rows["generate after editing one spec"].append(timed(["generate"], project))
     result = {
         "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
+        "machine": (
+            f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
+        ),
         "specs": 10,
         "median_seconds": {name: round(statistics.median(v), 3) for name, v in rows.items()},
         "all_seconds": {name: [round(t, 3) for t in v] for name, v in rows.items()},
     }
-    print(f"10 specs, {options.repeat} runs each, a fresh process per command ({result['machine']})")
+    print(
+        f"10 specs, {options.repeat} runs each, a fresh process per command ({result['machine']})"
+    )
     for name, value in result["median_seconds"].items():
         print(f"  {name:34} {value:6.2f} s (median)")
     out = ROOT / "benchmarks" / "results" / "generate_speed.json"

@@ -113,7 +113,7 @@ def new(
 @app.command("check")
 def check_command(
     paths: List[Path] = typer.Argument(
-        None, help="Spec files, challenge directories, or trees holding challenges/ (default: .)."
+        None, help="Spec files, challenge directories, or trees holding challenges/."
     ),
     deep: bool = typer.Option(
         False, "--deep", help="Also import each challenge.py on the CPU and run its generators."
@@ -129,9 +129,12 @@ def check_command(
     ),
     cases: str = typer.Option("7:10", "--cases", help="Expected functional case count, MIN:MAX."),
     generated: Path = typer.Option(TREE_DIR, "--tree", help="Tree that specs are compared with."),
+    jobs: int = typer.Option(0, "--jobs", help="Processes for the static rules (0: by tree size)."),
     list_rules: bool = typer.Option(False, "--list-rules", help="Print every rule and exit."),
 ) -> None:
-    """Check challenges, trees and specs against the set's rules (static; --deep runs code)."""
+    """Check challenges, trees and specs against the set's rules (static; --deep runs code).
+
+    Without PATH: ./challenges, or this project's generated/ and specs/."""
     from generator.checks import registry, runner
     from generator.checks.report import Options
 
@@ -154,9 +157,11 @@ def check_command(
         and against.name != "challenges"
     ):
         fail(f"error: --against {against} holds no challenges/ folder", 2)
-    options = Options(deep, formatters, chosen, skipped, against, (int(low), int(high)), generated)
+    options = Options(
+        deep, formatters, chosen, skipped, against, (int(low), int(high)), generated, jobs
+    )
     try:
-        result = runner.run(list(paths or [Path(".")]), options)
+        result = runner.run(list(paths or runner.default_paths()), options)
     except runner.TargetError as exc:
         fail(f"error: {exc}", 2)
     if output_format == "json":
@@ -227,15 +232,26 @@ def test_cmd(
     jobs: Optional[int] = typer.Option(None, "--jobs", "-j", help="Parallel correctness runs."),
     timeout: float = typer.Option(60.0, "--timeout", help="Seconds one case may take."),
     seed: int = typer.Option(0, "--seed", help="Seed of the random test inputs."),
+    seeds: Optional[str] = typer.Option(
+        None, "--seeds", help="Seeds every solution must pass: a list (0,1,2,3,4) or a count (5)."
+    ),
+    kinds: List[str] = typer.Option(
+        [], "--kind", help="Only these jobs: starter, solution, baseline, mutant (repeatable)."
+    ),
     arch: Optional[str] = typer.Option(None, "--arch", help="CUDA/Mojo target, e.g. sm_90."),
     rerun: bool = typer.Option(False, "--rerun", help="Ignore cached results."),
     specs_dir: Path = typer.Option(SPECS_DIR, "--specs", help="Folder of specs."),
     tree_dir: Path = typer.Option(TREE_DIR, "--tree", help="Generated tree."),
     solutions_dir: Path = typer.Option(Path("solutions"), "--solutions", help="Solutions."),
 ) -> None:
-    """Judge every starter and solution of our challenges; print a table, write a JSON report."""
-    from generator.judge.commands import CommandError, TestArgs, test_command
+    """Judge every starter, solution and mutant of our challenges, check the reference against
+    the float64 oracle and the accuracy floor; print the tables, write a JSON report."""
+    from generator.judge.commands import CommandError, TestArgs, parse_seeds, test_command
 
+    try:
+        seed_list = parse_seeds(seeds, seed)
+    except CommandError as exc:
+        fail(f"error: {exc}")
     args = TestArgs(
         specs=list(specs or []),
         device=device,
@@ -253,6 +269,8 @@ def test_cmd(
         specs_dir=specs_dir,
         tree_dir=tree_dir,
         solutions_dir=solutions_dir,
+        seeds=seed_list,
+        kinds=list(kinds or []),
     )
     try:
         code = test_command(args, out, err)
@@ -261,6 +279,92 @@ def test_cmd(
     except CommandError as exc:
         fail(f"error: {exc}")
     raise typer.Exit(code)
+
+
+@app.command()
+def preview(
+    challenge: str = typer.Argument(
+        ..., help="A challenge id (in --tree) or a challenge directory"
+    ),
+    tree_dir: Path = typer.Option(TREE_DIR, "--tree", help="Tree in which ids are looked up."),
+    html_out: Optional[Path] = typer.Option(None, "--html", help="Page to write (default: tmp)."),
+    png: Optional[Path] = typer.Option(
+        None, "--png", help="Also screenshot it (headless Chromium)."
+    ),
+    open_page: bool = typer.Option(False, "--open", help="Open the page in a browser."),
+) -> None:
+    """Render challenge.html as a solver sees it: dark page, MathML math, SVG, six starters."""
+    import tempfile
+    import webbrowser
+
+    from generator import preview as pages
+    from generator.scaffold import find_challenge_dir
+
+    directory = find_challenge_dir(challenge, tree_dir)
+    if directory is None:
+        fail(
+            f"error: no challenge {challenge!r} (give an id present in {tree_dir}/ or a directory)"
+        )
+    target = html_out or Path(tempfile.mkdtemp(prefix="chgen-preview-")) / f"{directory.name}.html"
+    try:
+        errors = pages.write_preview(directory, target)
+        if png is not None:
+            pages.screenshot(target, png)
+    except pages.PreviewError as exc:
+        fail(f"error: {exc}")
+    for problem in errors:
+        err.print(f"math error: {problem}", markup=False)
+    out.print(f"wrote {target}" + (f" and {png}" if png else ""), markup=False)
+    if open_page:
+        webbrowser.open(target.resolve().as_uri())
+    if errors:
+        raise typer.Exit(1)
+
+
+@app.command("import")
+def import_challenge(
+    directory: Path = typer.Argument(..., help="challenges/<difficulty>/<id>_<slug> to read"),
+    output: Optional[Path] = typer.Option(
+        None,
+        "--out",
+        "-o",
+        help="Spec file or folder (default: specs/<id>_<slug>.yaml); '-' prints",
+    ),
+    force: bool = typer.Option(False, "--force", help="Overwrite an existing spec."),
+) -> None:
+    """Write the spec that regenerates an existing challenge; report what it cannot carry."""
+    from generator.importer import ImportFailure
+    from generator.importer import import_challenge as read_challenge
+
+    if not directory.is_dir():
+        fail(f"error: {directory} is not a directory")
+    to_stdout = output is not None and str(output) == "-"
+    try:
+        result = read_challenge(directory, inline_svg=to_stdout)
+    except ImportFailure as exc:
+        fail(f"error: cannot import {directory}: {exc}")
+    except FormatError as exc:
+        fail(f"error: {exc}", 2)
+    for line in result.report.lines():
+        err.print(f"[yellow]note[/] {line}", highlight=False)
+    if to_stdout:
+        sys.stdout.write(result.spec_text)
+        return
+    target = output if output is not None else SPECS_DIR
+    if target.is_dir() or (output is None) or str(target).endswith("/"):
+        target = target / result.spec_name
+    if target.name != result.spec_name:
+        fail(f"error: the spec must be named {result.spec_name} (id and slug), not {target.name}")
+    if target.exists() and not force:
+        fail(f"error: {target} exists; use --force to overwrite it")
+    for path in result.write(target):
+        out.print(f"wrote {path}", markup=False)
+    kept = sum(result.identical.values())
+    out.print(
+        f"{kept} of {len(result.identical)} files regenerate byte-identical; "
+        f"{len(result.report.lines())} note(s)",
+        markup=False,
+    )
 
 
 def main() -> None:

@@ -1,7 +1,7 @@
 """THE dtype table: one row per dtype, one column per language.
 
-Every language adapter, the challenge.py template and the judge read their type names from here, so a
-dtype is added (or a language gains a column) in exactly one place.
+Every language adapter, the challenge.py template and the judge read their type names from here,
+so a dtype is added (or a language gains a column) in exactly one place.
 """
 
 from __future__ import annotations
@@ -31,7 +31,8 @@ class DType:
 
 
 _ROWS = [
-    # name      size kind    torch       ctypes pointer                       CUDA             include
+    # name, size, kind, torch, ctypes pointer, CUDA, include, Mojo, CuTe scalar, CuTe element,
+    # JAX, Python scalar, ctypes scalar, Triton
     DType("float32", 4, "float", "float32", "ctypes.POINTER(ctypes.c_float)", "float", None,
           "Float32", "cute.Float32", "cutlass.Float32", "float32", "float", "ctypes.c_float",
           "float32"),

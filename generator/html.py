@@ -75,15 +75,9 @@ def example_blocks(
     if matrix:
         return {
             "matrix": True,
-            "inputs": [
-                tensor_label(n, d, scalars) + "\n" + bmatrix(v) for n, d, v in inputs
-            ],
-            "outputs": [
-                tensor_label(n, d, scalars) + "\n" + bmatrix(v) for n, d, v in outputs
-            ],
-            "scalar_lines": [
-                f"\\({latex}\\) = {format_number(v)}" for _, latex, v in scalar_lines
-            ],
+            "inputs": [tensor_label(n, d, scalars) + "\n" + bmatrix(v) for n, d, v in inputs],
+            "outputs": [tensor_label(n, d, scalars) + "\n" + bmatrix(v) for n, d, v in outputs],
+            "scalar_lines": [f"\\({latex}\\) = {format_number(v)}" for _, latex, v in scalar_lines],
         }
     lines: List[str] = []
     width = len("Output: ")

@@ -5,7 +5,6 @@ Every stage reports errors as SpecErrors (file:line:column); nothing is written 
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Dict, Iterable, List, Optional
 
@@ -13,11 +12,11 @@ if TYPE_CHECKING:  # the spec model (pydantic) is imported only when a spec must
     from generator.spec import LoadedSpec
 
 from generator import incremental
+from generator.naming import SPEC_NAME_RE
 from generator.spec.yamlpos import Position, SpecError, SpecErrors
 from generator.tree import Manifest, Output
 
 CORE_OWNER = "core"
-SPEC_NAME_RE = re.compile(r"^(\d+)_([a-z0-9_]+)\.ya?ml$")
 
 
 def load_all(paths: Iterable[Path], root: Optional[Path] = None) -> List["LoadedSpec"]:
@@ -73,7 +72,9 @@ def generate(paths: List[Path], tree_root: Path, root: Optional[Path] = None) ->
         match = SPEC_NAME_RE.match(path.name)
         fingerprint = incremental.spec_fingerprint(path) if path.is_file() else ""
         owner = f"{match.group(1)}_{match.group(2)}" if match else ""
-        kept = incremental.reusable_files(tree_root, manifest, owner, fingerprint) if owner else None
+        kept = (
+            incremental.reusable_files(tree_root, manifest, owner, fingerprint) if owner else None
+        )
         if kept is None or owner not in manifest.verified:
             stale.append(path)
             continue

@@ -1,4 +1,5 @@
-"""Spec -> rendered, formatted files. All computing happens here; the templates only loop and branch.
+"""Spec -> rendered, formatted files. All computing happens here; the templates only loop and
+branch.
 
 `render_challenge` returns {relative path: text} for one challenge directory; `render_core` the
 shared base class. Nothing is written here (see tree.py).
@@ -133,7 +134,9 @@ def distribution_expr(param: Param, dist: Distribution) -> str:
     if kind == "constant":
         if dist.constant == 0:
             return f"torch.zeros({shape}, {kwargs})"
-        value = py_number(dist.constant if lookup(param.dtype).kind == "float" else int(dist.constant))
+        value = py_number(
+            dist.constant if lookup(param.dtype).kind == "float" else int(dist.constant)
+        )
         return f"torch.full({shape}, {value}, {kwargs})"
     if kind == "randint":
         low, high = dist.randint
@@ -254,7 +257,9 @@ def challenge_py_context(spec: Spec) -> Dict[str, Any]:
         "signature": [
             {
                 "name": p.name,
-                "ctype": lookup(p.dtype).ctypes_tensor if p.is_tensor else lookup(p.dtype).ctypes_scalar,
+                "ctype": (
+                    lookup(p.dtype).ctypes_tensor if p.is_tensor else lookup(p.dtype).ctypes_scalar
+                ),
                 "direction": p.direction,
             }
             for p in spec.signature

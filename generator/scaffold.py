@@ -6,9 +6,9 @@ import re
 from pathlib import Path
 from typing import Optional, Set
 
+from generator.naming import SLUG_RE, SPEC_NAME_RE, URL_NAME_RE
 from generator.render import render_template
-from generator.spec.loader import SPEC_NAME_RE, find_specs
-from generator.spec.model import NAME_RE, SLUG_RE
+from generator.spec.loader import find_specs
 
 DIFFICULTIES = ("easy", "medium", "hard")
 TREE_DIR_RE = re.compile(r"^(\d+)_[A-Za-z0-9_]+$")
@@ -56,8 +56,10 @@ def new_spec(
     if difficulty not in DIFFICULTIES:
         raise ScaffoldError(f"bad difficulty {difficulty!r}: use easy, medium or hard")
     name = name or default_name(slug)
-    if not NAME_RE.match(name):
-        raise ScaffoldError(f"bad name {name!r}: use letters, digits, spaces, '-', '+', '()'")
+    if not URL_NAME_RE.match(name):
+        raise ScaffoldError(
+            f"bad name {name!r}: use letters and digits, words joined by ' ' or '-'"
+        )
     taken = ids_in_specs(specs_dir) if specs_dir.is_dir() else set()
     if Path("generated").is_dir():
         taken |= ids_in_tree(Path("generated"))
@@ -68,8 +70,9 @@ def new_spec(
     if challenge_id is None:
         challenge_id = max(taken, default=0) + 1
     elif challenge_id in taken:
-        raise ScaffoldError(f"id {challenge_id} is already taken; the next free id is "
-                            f"{max(taken) + 1}")
+        raise ScaffoldError(
+            f"id {challenge_id} is already taken; the next free id is " f"{max(taken) + 1}"
+        )
     elif challenge_id < 1:
         raise ScaffoldError("ids start at 1")
     for existing in find_specs(specs_dir) if specs_dir.is_dir() else []:

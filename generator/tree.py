@@ -1,9 +1,9 @@
 """Write or verify a generated tree: all or nothing, and never over a hand edit.
 
 The new tree is assembled in a sibling temporary directory and swapped in with two renames; an
-interrupted run leaves either the old tree or the new one (a leftover `.old` copy is restored on the
-next run). A manifest of content hashes records which spec owns which file, so a generated file edited
-by hand is detected and kept unless the caller forces it.
+interrupted run leaves either the old tree or the new one (a leftover `.old` copy is restored on
+the next run). A manifest of content hashes records which spec owns which file, so a generated
+file edited by hand is detected and kept unless the caller forces it.
 """
 
 from __future__ import annotations

@@ -104,7 +104,9 @@ def test_new_writes_a_spec_that_generates(workdir: Path, runner):
     assert path.is_file()
     result = runner.invoke(app, ["generate"])
     assert result.exit_code == 0, result.output
-    starter = workdir / f"generated/challenges/easy/{next_id}_leaky_relu_backward/starter/starter.cu"
+    starter = (
+        workdir / f"generated/challenges/easy/{next_id}_leaky_relu_backward/starter/starter.cu"
+    )
     assert "leaky_relu_backward_kernel<<<blocksPerGrid, threadsPerBlock>>>" in starter.read_text()
 
 
@@ -130,7 +132,9 @@ def test_new_refuses_bad_input(workdir: Path, runner, args, message):
 def test_new_avoids_ids_of_another_tree(workdir: Path, runner, tmp_path: Path):
     other = tmp_path / "other" / "challenges" / "hard" / "500_something"
     other.mkdir(parents=True)
-    result = runner.invoke(app, ["new", "fresh", "-d", "hard", "--against", str(tmp_path / "other")])
+    result = runner.invoke(
+        app, ["new", "fresh", "-d", "hard", "--against", str(tmp_path / "other")]
+    )
     assert result.exit_code == 0, result.output
     assert (workdir / "specs" / "501_fresh.yaml").is_file()
 

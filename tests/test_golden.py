@@ -15,7 +15,12 @@ SPECS = sorted((GOLDEN / "specs").glob("*.yaml"))
 
 def test_there_are_golden_specs_of_each_shape():
     names = {p.stem for p in SPECS}
-    assert {"1_vector_add", "3_matrix_transpose", "13_histogramming", "58_fp16_dot_product"} <= names
+    assert {
+        "1_vector_add",
+        "3_matrix_transpose",
+        "13_histogramming",
+        "58_fp16_dot_product",
+    } <= names
 
 
 def test_golden_trees_are_up_to_date(runner, monkeypatch):

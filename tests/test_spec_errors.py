@@ -42,23 +42,49 @@ def test_the_142_spec_loads():
 @pytest.mark.parametrize(
     "old, new, needle, expect",
     [
-        ("dtype: float32, direction: in, shape: [N, C]}", "dtype: float33, direction: in, shape: [N, C]}",
-         "float33", "tensor dtype 'float33' is unknown"),
+        (
+            "dtype: float32, direction: in, shape: [N, C]}",
+            "dtype: float33, direction: in, shape: [N, C]}",
+            "float33",
+            "tensor dtype 'float33' is unknown",
+        ),
         ("{name: dy,", "{name: out,", "name: out,", "Mojo keyword"),
         ("slug: rms_norm_backward", "slug: RMS-Norm", "slug:", "slug"),
         ("difficulty: medium", "difficulty: mediums", "difficulty:", "difficulty"),
         ("    scalars: {N: 37, C: 1}", "    scalars: {N: 37, C: 1.5}", "C: 1.5", "'C' is int32"),
-        ("x: {normal: [0.0, 50.0]}", "x: {gaussian: [0.0, 50.0]}", "gaussian", "an input is one of"),
+        (
+            "x: {normal: [0.0, 50.0]}",
+            "x: {gaussian: [0.0, 50.0]}",
+            "gaussian",
+            "an input is one of",
+        ),
         ("min_bytes: 3 * N * C * 4", "min_bytes: 3 * N * Q * 4", "min_bytes", "unknown name 'Q'"),
-        ("    dweight: [3.0, -1.0, 1.0, -1.0]", "    dweight: [3.0, -1.0, 1.0]", "dweight: [3.0, -1.0, 1.0]",
-         "shape [3]"),
-        ("{N: 16384, C: 4096, eps: 1.0e-5}", "{N: 163840, C: 4096, eps: 1.0e-5}", "163840",
-         "must fit five times"),
-        ("atol: 1.0e-3", "atol: 1.0e-3\nbogus_field: 1", "bogus_field", "unknown field 'bogus_field'"),
-        ("      x: {constant: 0.0}", "      x: {constant: 0.0}\n      z: {constant: 1.0}", "z: {constant",
-         "'z' is not an input tensor"),
+        (
+            "    dweight: [3.0, -1.0, 1.0, -1.0]",
+            "    dweight: [3.0, -1.0, 1.0]",
+            "dweight: [3.0, -1.0, 1.0]",
+            "shape [3]",
+        ),
+        (
+            "{N: 16384, C: 4096, eps: 1.0e-5}",
+            "{N: 163840, C: 4096, eps: 1.0e-5}",
+            "163840",
+            "must fit five times",
+        ),
+        (
+            "atol: 1.0e-3",
+            "atol: 1.0e-3\nbogus_field: 1",
+            "bogus_field",
+            "unknown field 'bogus_field'",
+        ),
+        (
+            "      x: {constant: 0.0}",
+            "      x: {constant: 0.0}\n      z: {constant: 1.0}",
+            "z: {constant",
+            "'z' is not an input tensor",
+        ),
     ],
-)  # fmt: skip
+)
 def test_errors_point_at_the_line(old, new, needle, expect):
     text = base_text()
     assert old in text, old
@@ -113,8 +139,11 @@ def test_wrong_hand_written_example_names_the_spec_line(workdir: Path, runner):
 
 def test_cli_reports_one_line_per_error_and_no_traceback(workdir: Path, runner):
     spec = workdir / "specs" / "142_rms_norm_backward.yaml"
-    spec.write_text(spec.read_text().replace("dtype: float32, direction: in, shape: [C]}",
-                                             "dtype: float32, direction: sideways, shape: [C]}"))  # fmt: skip
+    text = spec.read_text().replace(
+        "dtype: float32, direction: in, shape: [C]}",
+        "dtype: float32, direction: sideways, shape: [C]}",
+    )
+    spec.write_text(text)
     result = runner.invoke(app, ["generate"])
     assert result.exit_code == 1
     assert "Traceback" not in result.output

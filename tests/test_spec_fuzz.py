@@ -29,7 +29,9 @@ ODD_VALUES = st.one_of(
     st.text(max_size=12),
     st.lists(st.integers(-3, 3), max_size=3),
     st.lists(st.lists(st.floats(-2, 2), min_size=1, max_size=3), max_size=3),
-    st.dictionaries(st.sampled_from(["uniform", "normal", "values", "x", "name"]), st.integers(0, 3), max_size=2),
+    st.dictionaries(
+        st.sampled_from(["uniform", "normal", "values", "x", "name"]), st.integers(0, 3), max_size=2
+    ),
     st.sampled_from(["float16", "int64", "out", "N", "C", "in", "inout", "[N, C]", "../x.svg"]),
 )  # fmt: skip
 

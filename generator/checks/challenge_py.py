@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ast
-import re
 from typing import Dict, Iterable, List, Optional, Set
 
 from generator.checks.model import (
@@ -14,12 +13,12 @@ from generator.checks.model import (
     build_model,
     call_name,
     functional_count,
+    walk,
 )
 from generator.checks.report import Report
 from generator.checks.source import ChallengeDir
+from generator.naming import URL_NAME_RE  # noqa: E402 - one rule for specs and trees
 
-#: letters, digits, single spaces and hyphens: the name becomes part of a URL
-URL_NAME_RE = re.compile(r"^[A-Za-z0-9]+(?:[ -][A-Za-z0-9]+)*$")
 ALLOWED_IMPORTS = {
     "ctypes",
     "typing",
@@ -31,6 +30,7 @@ ALLOWED_IMPORTS = {
 }
 #: a JAX reference (reference_impl_jax) may import JAX inside its body
 JAX_IMPORTS = ("jax",)
+PURE_BUILTINS = {"int", "float", "abs", "min", "max", "round", "len", "pow", "tuple", "range"}
 NOT_GENERATORS = ("reference_impl", "reference_impl_jax", "get_solve_signature")
 TENSOR_CONSTRUCTORS = {
     "tensor",
@@ -139,8 +139,8 @@ def _imports(model: ChallengeModel, report: Report, where: str) -> None:
     jax_scopes: List[ast.AST] = [
         f for name, f in model.methods.items() if name.endswith("_jax") or name == "reference_jax"
     ]
-    jax_nodes = {id(n) for scope in jax_scopes for n in ast.walk(scope)}
-    for node in ast.walk(model.module):
+    jax_nodes = {id(n) for scope in jax_scopes for n in walk(scope)}
+    for node in walk(model.module):
         names: List[str] = []
         if isinstance(node, ast.Import):
             names = [alias.name for alias in node.names]
@@ -155,14 +155,22 @@ def _imports(model: ChallengeModel, report: Report, where: str) -> None:
             report.add("P010", where, line, col, f"import of '{name}' is not allowed")
 
 
+def _pure_call(node: ast.Call) -> bool:
+    """math.sqrt(64), int(...): calls that compute a constant and touch nothing else."""
+    func = node.func
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+        return func.value.id == "math"
+    return isinstance(func, ast.Name) and func.id in PURE_BUILTINS
+
+
 def _static_value(node: Optional[ast.AST]) -> bool:
     """Values that only define: constants, names, attributes and arithmetic over them."""
     if node is None:
         return True
     for sub in ast.walk(node):
-        if isinstance(
-            sub, (ast.Call, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.Await)
-        ):
+        if isinstance(sub, ast.Call) and not _pure_call(sub):
+            return False
+        if isinstance(sub, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.Await)):
             return False
         if isinstance(sub, (ast.Yield, ast.YieldFrom, ast.NamedExpr)):
             return False
@@ -198,9 +206,7 @@ def _import_time(model: ChallengeModel, report: Report, where: str) -> None:
         if isinstance(node, ast.Pass) or _definition(node, i == 0):
             continue
         line, col = pos(node)
-        report.add(
-            "P011", where, line, col, f"class-level `{_short(node)}` runs at import time"
-        )
+        report.add("P011", where, line, col, f"class-level `{_short(node)}` runs at import time")
 
 
 def _definition(node: ast.stmt, first: bool) -> bool:
@@ -261,9 +267,7 @@ def _attributes(model: ChallengeModel, report: Report, where: str) -> None:
     if order != expected:
         first = next(n for n, e in zip(order, expected) if n != e)
         line, col = pos(model.attributes[first])
-        report.add(
-            "P004", where, line, col, f"attributes are ordered {', '.join(order)}"
-        )
+        report.add("P004", where, line, col, f"attributes are ordered {', '.join(order)}")
 
 
 def _reference_params(
@@ -290,7 +294,7 @@ def _reference_params(
 def _loop_aliases(function: ast.AST) -> Dict[str, Set[str]]:
     """Loop and comprehension variables that run over a literal tuple of names."""
     aliases: Dict[str, Set[str]] = {}
-    for node in ast.walk(function):
+    for node in walk(function):
         pairs = []
         if isinstance(node, ast.For):
             pairs.append((node.target, node.iter))
@@ -324,7 +328,7 @@ def _reference_asserts(
     aliases = _loop_aliases(reference)
     shape: Set[str] = set()
     dtype: Set[str] = set()
-    for node in ast.walk(reference):
+    for node in walk(reference):
         if not isinstance(node, ast.Assert):
             continue
         for name in _receivers(node.test, SHAPE_ATTRS, SHAPE_METHODS):
@@ -338,16 +342,24 @@ def _reference_asserts(
             continue
         if entry.name not in shape:
             report.add(
-                "P012", where, line, col, f"reference_impl never asserts the shape of '{entry.name}'"
+                "P012",
+                where,
+                line,
+                col,
+                f"reference_impl never asserts the shape of '{entry.name}'",
             )
         if entry.name not in dtype:
             report.add(
-                "P013", where, line, col, f"reference_impl never asserts the dtype of '{entry.name}'"
+                "P013",
+                where,
+                line,
+                col,
+                f"reference_impl never asserts the dtype of '{entry.name}'",
             )
 
 
 def _reference_devices(reference: ast.FunctionDef, report: Report, where: str) -> None:
-    for node in ast.walk(reference):
+    for node in walk(reference):
         if isinstance(node, ast.Assert):
             if any(isinstance(s, ast.Attribute) and s.attr == "device" for s in ast.walk(node)):
                 line, col = pos(node)
@@ -355,9 +367,11 @@ def _reference_devices(reference: ast.FunctionDef, report: Report, where: str) -
             continue
         problem = None
         if isinstance(node, ast.Attribute):
-            text = ast.unparse(node)
-            if text in ("torch.cuda", "torch.backends.cudnn"):
-                problem = f"`{text}` is CUDA-only"
+            if node.attr in ("cuda", "cudnn") and ast.unparse(node) in (
+                "torch.cuda",
+                "torch.backends.cudnn",
+            ):
+                problem = f"`{ast.unparse(node)}` is CUDA-only"
             elif node.attr == "is_cuda":
                 problem = "`.is_cuda` checks the device type"
             elif node.attr == "type" and isinstance(node.value, ast.Attribute):
@@ -391,8 +405,9 @@ def _device_ok(value: ast.expr, env: Dict[str, ast.expr], params: Set[str]) -> b
         if value.id in params:
             return True
         bound = env.get(value.id)
-        return bound is not None and ast.unparse(bound) == "self.device"
+        return bound is not None and _device_ok(bound, {}, set())
     if isinstance(value, ast.Attribute) and value.attr == "device":
+        # the device of another tensor, itself created on self.device
         return isinstance(value.value, ast.Name) and value.value.id != "torch"
     return False
 
@@ -400,9 +415,16 @@ def _device_ok(value: ast.expr, env: Dict[str, ast.expr], params: Set[str]) -> b
 def _device_kwargs(model: ChallengeModel, report: Report, where: str) -> None:
     for function in _generator_functions(model):
         env = assignments(function)
-        params = {a.arg for a in ast.walk(function) if isinstance(a, ast.arg)} - {"self"}
-        for node in ast.walk(function):
-            if not isinstance(node, ast.Call):
+        nodes = walk(function)
+        params = {a.arg for a in nodes if isinstance(a, ast.arg)} - {"self"}
+        # torch.randint(0, 10, (1,)).item() draws a Python number; no tensor reaches a test
+        to_python = {
+            id(n.value)
+            for n in nodes
+            if isinstance(n, ast.Attribute) and n.attr in ("item", "tolist")
+        }
+        for node in nodes:
+            if not isinstance(node, ast.Call) or id(node) in to_python:
                 continue
             name = call_name(node) or ""
             if name.startswith(".") and name[1:] in ("cuda",):
@@ -458,13 +480,15 @@ def _random_example(model: ChallengeModel, report: Report, where: str) -> None:
     method = model.methods.get("generate_example_test")
     if method is None:
         return
-    for node in ast.walk(method):
+    for node in walk(method):
         name = call_name(node)
         if name is None:
             continue
         short = name.split(".")[-1]
-        if (name.startswith("torch.") and short in RANDOM_FUNCTIONS) or (
-            name.startswith(".") or "." in name
-        ) and short in RANDOM_METHODS:
+        if (
+            (name.startswith("torch.") and short in RANDOM_FUNCTIONS)
+            or (name.startswith(".") or "." in name)
+            and short in RANDOM_METHODS
+        ):
             line, col = pos(node)
             report.add("P018", where, line, col, f"`{name.lstrip('.')}(...)` draws random data")

@@ -11,9 +11,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
+from generator.checks.source import SourceFile
 from generator.dtypes import DTYPES, DType, by_ctypes_tensor
 from generator.languages import SigParam
-from generator.checks.source import SourceFile
 
 REQUIRED_METHODS = (
     "reference_impl",
@@ -102,10 +102,48 @@ class ChallengeModel:
         return getattr(node, "value", None)
 
 
+_SCOPES = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def index_tree(module: ast.Module) -> None:
+    """One depth-first pass; afterwards walk() of any scope is a slice of it, not a new walk."""
+    order: List[ast.AST] = []
+    node_type = ast.AST
+
+    def visit(node: ast.AST) -> None:
+        start = len(order)
+        order.append(node)
+        for name in node._fields:
+            if name == "ctx":  # Load/Store markers
+                continue
+            value = getattr(node, name, None)
+            if isinstance(value, list):
+                for item in value:
+                    if isinstance(item, node_type):
+                        visit(item)
+            elif isinstance(value, node_type):
+                visit(value)
+        if isinstance(node, _SCOPES):
+            node._chgen_span = (order, start, len(order))  # type: ignore[attr-defined]
+
+    visit(module)
+
+
+def walk(node: ast.AST) -> List[ast.AST]:
+    """The node and everything below it (source order for indexed scopes)."""
+    span = getattr(node, "_chgen_span", None)
+    if span is None:
+        return list(ast.walk(node))
+    order, start, end = span
+    return order[start:end]
+
+
 def build_model(source: SourceFile) -> Optional[ChallengeModel]:
     tree = source.python()
     if tree is None:
         return None
+    if not hasattr(tree, "_chgen_span"):
+        index_tree(tree)
     model = ChallengeModel(source, tree)
     for node in tree.body:
         if isinstance(node, ast.FunctionDef):
@@ -138,7 +176,7 @@ def _read_signature(model: ChallengeModel) -> None:
     method = model.methods.get("get_solve_signature")
     if method is None:
         return
-    returns = [n for n in ast.walk(method) if isinstance(n, ast.Return)]
+    returns = [n for n in walk(method) if isinstance(n, ast.Return)]
     if len(returns) != 1 or not isinstance(returns[0].value, ast.Dict):
         model.signature_issues.append((method, "get_solve_signature must return one dict literal"))
         return
@@ -167,11 +205,15 @@ def _read_signature(model: ChallengeModel) -> None:
         written = ast.unparse(type_node)
         ctype = normalize_ctype(written)
         is_tensor, dtypes = dtypes_for(ctype)
-        if not dtypes:
+        if not ctype.startswith("ctypes."):
+            model.signature_issues.append(
+                (type_node, f"{written} (for {key.value!r}) is not a ctypes type")
+            )
+        elif not dtypes:
             model.signature_issues.append(
                 (type_node, f"{written} (for {key.value!r}) has no row in the dtype table")
             )
-        if not is_tensor and direction != "in":
+        elif not is_tensor and direction != "in":
             model.signature_issues.append(
                 (direction_node, f"scalar {key.value!r} can only be 'in'")
             )
@@ -232,7 +274,7 @@ SHAPE_FIRST = ("empty", "zeros", "ones", "rand", "randn", "full")
 def assignments(function: ast.FunctionDef) -> Dict[str, ast.expr]:
     """name -> last value assigned to it in the function (tuple unpacking included)."""
     env: Dict[str, ast.expr] = {}
-    for node in ast.walk(function):
+    for node in walk(function):
         if isinstance(node, ast.Assign):
             for target in node.targets:
                 if isinstance(target, ast.Name):
@@ -307,13 +349,13 @@ def case_values(
 ) -> Tuple[Optional[Dict[str, ast.expr]], Dict[str, ast.expr]]:
     """The expressions a one-case generator returns per parameter, and the scope they live in.
 
-    Follows one call of a helper method (`return self._make(x, N)`) to its dict literal.
+    Follows one call of a private builder method (`return self._make(x, N)`) to its dict literal.
     """
     method = model.methods.get(method_name)
     if method is None:
         return None, {}
     env = assignments(method)
-    returns = [n for n in ast.walk(method) if isinstance(n, ast.Return) and n.value is not None]
+    returns = [n for n in walk(method) if isinstance(n, ast.Return) and n.value is not None]
     if len(returns) != 1:
         return None, env
     value = returns[0].value
@@ -327,21 +369,21 @@ def case_values(
         and isinstance(value.func.value, ast.Name)
         and value.func.value.id == "self"
     ):
-        helper = model.methods.get(value.func.attr)
-        if helper is None:
+        builder = model.methods.get(value.func.attr)
+        if builder is None:
             return None, env
-        helper_returns = [n for n in ast.walk(helper) if isinstance(n, ast.Return)]
-        if len(helper_returns) != 1 or not isinstance(helper_returns[0].value, ast.Dict):
+        builder_returns = [n for n in walk(builder) if isinstance(n, ast.Return)]
+        if len(builder_returns) != 1 or not isinstance(builder_returns[0].value, ast.Dict):
             return None, env
-        params = [a.arg for a in helper.args.args[1:]]
+        params = [a.arg for a in builder.args.args[1:]]
         bound: Dict[str, ast.expr] = dict(zip(params, value.args))
         for keyword in value.keywords:
             if keyword.arg:
                 bound[keyword.arg] = keyword.value
-        helper_env = assignments(helper)
-        merged = {**env, **helper_env}
+        builder_env = assignments(builder)
+        merged = {**env, **builder_env}
         items = {}
-        for key, expr in (_dict_items(helper_returns[0].value) or {}).items():
+        for key, expr in (_dict_items(builder_returns[0].value) or {}).items():
             if isinstance(expr, ast.Name) and expr.id in bound:
                 items[key] = bound[expr.id]
             else:
@@ -382,7 +424,7 @@ def functional_count(model: ChallengeModel) -> Optional[int]:
     method = model.methods.get("generate_functional_test")
     if method is None:
         return None
-    returns = [n for n in ast.walk(method) if isinstance(n, ast.Return)]
+    returns = [n for n in walk(method) if isinstance(n, ast.Return)]
     if len(returns) != 1 or returns[0].value is None:
         return None
     value = returns[0].value

@@ -1,8 +1,8 @@
 """Every rule `chgen check` knows: code, severity, tier, one-line summary and the usual fix.
 
-Codes are grouped by area: L layout, P challenge.py, S starters, H challenge.html, D deep (imports and
-runs challenge.py on the CPU), G specs, F formatting. A finding carries its own message; the rule's
-`fix` is appended when the finding does not say how to fix it more precisely.
+Codes are grouped by area: L layout, P challenge.py, S starters, H challenge.html, D deep (imports
+and runs challenge.py on the CPU), G specs, F formatting. A finding carries its own message; the
+rule's `fix` is appended when the finding does not say how to fix it more precisely.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Dict, Iterable, List, Sequence, Tuple
 ERROR = "error"
 WARNING = "warning"
 
-#: tiers: static runs by default; formatters with --formatters; deep with --deep; specs for spec files
+#: static runs by default, formatters with --formatters, deep with --deep, specs for spec files
 STATIC = "static"
 FORMATTERS = "formatters"
 DEEP = "deep"
@@ -185,7 +185,8 @@ _TABLE: Sequence[Tuple[str, str, str, str, str]] = [
     ("G002", _E, SPECS, "generated tree is out of date", "run 'chgen generate'"),
     # ---------------------------------------------------------------- formatting
     ("F001", _E, FORMATTERS, "black/isort would change the file", "run black and isort (line 100)"),
-    ("F002", _E, FORMATTERS, "flake8 reports a problem", "fix it"),
+    ("F002", _E, FORMATTERS, "flake8 reports a problem",
+     "change the code until flake8 passes (line length 100)"),
     ("F003", _E, FORMATTERS, "clang-format would change the file",
      "run clang-format with the set's style"),
     ("F004", _E, FORMATTERS, "mojo format would change the file", "run mojo format -l 100"),

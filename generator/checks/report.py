@@ -21,14 +21,33 @@ class Options:
     against: Optional[Path] = None
     cases: Tuple[int, int] = DEFAULT_CASES
     generated: Path = Path("generated")  # the tree that spec files are compared with (G002)
+    jobs: int = 0  # processes for the static rules; 0 picks by tree size
 
     def tiers(self) -> Tuple[str, ...]:
+        """Static and spec rules always run; a slower tier runs when its flag is given or when
+        --select names one of its codes (`--select F003` runs clang-format)."""
         tiers = [STATIC, SPECS]
-        if self.formatters:
+        if self.formatters or self._selects(FORMATTERS):
             tiers.append(FORMATTERS)
-        if self.deep:
+        if self.deep or self._selects(DEEP):
             tiers.append(DEEP)
         return tuple(tiers)
+
+    def _selects(self, tier: str) -> bool:
+        return any(
+            code.startswith(prefix)
+            for prefix in self.select
+            for code, rule in RULES.items()
+            if rule.tier == tier
+        )
+
+    @property
+    def run_formatters(self) -> bool:
+        return FORMATTERS in self.tiers()
+
+    @property
+    def run_deep(self) -> bool:
+        return DEEP in self.tiers()
 
 
 @dataclass

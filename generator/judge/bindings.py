@@ -26,6 +26,17 @@ class ReturnMismatch(Exception):
     """A JAX solve returned the wrong number, shape or kind of arrays: a wrong answer."""
 
 
+class CannotJudge(RuntimeError):
+    """This machine lacks what a language needs at run time, or the challenge passes something the
+    language cannot take: the judge's problem, not a verdict on the solution."""
+
+
+def require_module(name: str, hint: str) -> None:
+    """Fail early, and as the judge's problem, when a language's framework is not installed."""
+    if importlib.util.find_spec(name) is None:
+        raise CannotJudge(f"{name} is not installed here ({hint})")
+
+
 @dataclass
 class Bound:
     run: Callable[[], Any]
@@ -58,9 +69,18 @@ def check_python_source(source: Path) -> Path:
         compile(source.read_text(encoding="utf-8"), str(source), "exec")
     except SyntaxError as exc:
         raise BuildError(f"{source.name}:{exc.lineno}:{exc.offset}: {exc.msg}") from None
-    except (UnicodeDecodeError, ValueError) as exc:
+    except ValueError as exc:  # includes UnicodeDecodeError
         raise BuildError(f"{source.name}: {exc}") from None
     return source
+
+
+def reject_objects(params: Sequence[SigParam]) -> None:
+    """Challenges that pass an nn.Module (public #41) can only be solved in PyTorch or Triton."""
+    opaque = [p.name for p in params if not p.is_tensor and p.dtype.name == "object"]
+    if opaque:
+        raise CannotJudge(
+            f"{', '.join(opaque)}: Python object(s), which only PyTorch and Triton solutions take"
+        )
 
 
 def _scalar_ctype(p: SigParam) -> Any:
@@ -94,9 +114,8 @@ class NativeSolve:
             raise BuildError(
                 f"{artifact.name} exports no symbol 'solve' (declare it extern \"C\" / @export)"
             ) from None
-        self.fn.argtypes = [
-            ctypes.c_void_p if p.is_tensor else _scalar_ctype(p) for p in params
-        ]
+        reject_objects(params)
+        self.fn.argtypes = [ctypes.c_void_p if p.is_tensor else _scalar_ctype(p) for p in params]
         self.fn.restype = None
 
     def bind(self, params: Sequence[SigParam], values: Dict[str, Any]) -> Bound:
@@ -117,6 +136,7 @@ class JaxSolve:
         import jax
         import jax.dlpack
 
+        reject_objects(params)
         args = [
             jax.dlpack.from_dlpack(values[p.name]) if p.is_tensor else values[p.name]
             for p in params
@@ -188,6 +208,7 @@ class CuteSolve:
         import cutlass.cute as cute
         from cutlass.cute.runtime import from_dlpack
 
+        reject_objects(params)
         args, key = [], []
         for p in params:
             value = values[p.name]
@@ -198,7 +219,9 @@ class CuteSolve:
                 args.append(view)
                 key.append((str(value.dtype), value.dim()))
             else:
-                cls = self._annotation(p.name) or getattr(cutlass, p.dtype.cute_element.split(".")[1])
+                cls = self._annotation(p.name) or getattr(
+                    cutlass, p.dtype.cute_element.split(".")[1]
+                )
                 args.append(cls(value))
                 key.append(cls.__name__)
         signature = tuple(key)
@@ -216,7 +239,7 @@ def preload_mojo_runtime(directory: Optional[Path]) -> Path:
     """Load the Mojo runtime globally so a .so built elsewhere finds it by soname."""
     found = directory or find_mojo_runtime()
     if found is None:
-        raise FileNotFoundError(
+        raise CannotJudge(
             "Mojo runtime libraries not found: install mojo/max-core or set CHGEN_MOJO_RUNTIME"
         )
     for name in MOJO_RUNTIME_LIBS:

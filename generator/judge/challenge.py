@@ -1,8 +1,8 @@
 """Import a LeetGPU-layout challenge.py, ours or the public set's, inside the worker process.
 
-challenge.py does `from core.challenge_base import ChallengeBase`, so the tree's `challenges/` folder
-goes on sys.path. Another tree's `core` may already be imported (tests load several trees in one
-process), so every `core` module is purged first; the parent process never does any of this.
+challenge.py does `from core.challenge_base import ChallengeBase`, so the tree's `challenges/`
+folder goes on sys.path. Another tree's `core` may already be imported (tests load several trees in
+one process), so every `core` module is purged first; the parent process never does any of this.
 """
 
 from __future__ import annotations

@@ -32,8 +32,10 @@ class Violation:
     def describe(self) -> str:
         if self.where == "before":
             place = f"{-self.offset} byte(s) before its start"
+        elif self.offset == 0:
+            place = "right after its last byte"
         else:
-            place = f"{self.offset} byte(s) past its end"
+            place = f"{self.offset} byte(s) after its last byte"
         return f"write outside {self.param}: {place} ({self.count} canary byte(s) changed)"
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import ctypes
 import dataclasses
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List
 
 from generator.dtypes import DTYPES, DType
 from generator.languages.base import SigParam
@@ -48,6 +48,14 @@ _SCALAR_ROWS = {
 }
 
 
+#: The row of a parameter that is a Python object, not data (only its name is ever read).
+OBJECT_ROW = dataclasses.replace(DTYPES["uint8"], name="object", itemsize=0)
+
+
+def _is_torch_tensor(ctype: Any) -> bool:
+    return getattr(ctype, "__module__", "").startswith("torch") and ctype.__name__ == "Tensor"
+
+
 class SignatureError(ValueError):
     """get_solve_signature() returned something the judge cannot call."""
 
@@ -67,8 +75,15 @@ def params_from_signature(signature: Dict[str, Any]) -> List[JudgeParam]:
             params.append(JudgeParam(name, row, direction, True, ctype))
         elif ctype in _SCALAR_ROWS:
             params.append(JudgeParam(name, DTYPES[_SCALAR_ROWS[ctype]], direction, False, ctype))
+        elif _is_torch_tensor(ctype):  # PyTorch-only challenges declare torch.Tensor itself
+            params.append(JudgeParam(name, DTYPES["float32"], direction, True, ctype))
+        elif isinstance(ctype, type) and not issubclass(ctype, ctypes._SimpleCData):
+            # an nn.Module and the like: handed to Python solutions as it is
+            params.append(JudgeParam(name, OBJECT_ROW, direction, False, ctype))
         else:
-            raise SignatureError(f"{name}: unsupported scalar type {getattr(ctype, '__name__', ctype)}")
+            raise SignatureError(
+                f"{name}: unsupported scalar type {getattr(ctype, '__name__', ctype)}"
+            )
     return params
 
 
@@ -80,7 +95,3 @@ def _unknown_pointer_row(ctype: Any) -> DType:
     name = getattr(target, "__name__", "unknown").removeprefix("c_")
     size = ctypes.sizeof(target) if target is not None else 1
     return dataclasses.replace(DTYPES["uint8"], name=name, itemsize=size)
-
-
-def find(params: List[JudgeParam], name: str) -> Optional[JudgeParam]:
-    return next((p for p in params if p.name == name), None)

@@ -6,10 +6,12 @@ timed, and the solution's launch overlaps it, as in the field's usual harnesses.
 repetitions run in batches until the relative standard error of the mean falls below 1% or the
 time budget is spent; the report gives median, min, mean, spread (p10..p90) and the count.
 
-Events measure work on the current stream. A solution that queues work on a stream of its own and
-returns without waiting would be under-measured, so a short cross-check times the same call with
-host clocks around device synchronisations; if that is much slower, the whole measurement is
-repeated with host clocks and the report says so.
+Events measure work on the current stream. Languages that run on streams of their own (JAX, and
+Mojo's DeviceContext) are `isolated`: the device is synchronised after the flush, so their work
+cannot overlap it, at the price of counting their launch latency. A solution that queues work on a
+stream of its own and returns without waiting would be under-measured, so a short cross-check times
+the same call with host clocks around device synchronisations; if that is much slower, the whole
+measurement is repeated with host clocks and the report says so.
 
 On the CPU the same loop runs with host clocks (and a smaller flush).
 """
@@ -19,7 +21,7 @@ from __future__ import annotations
 import math
 import statistics
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional
 
 import torch
@@ -82,9 +84,11 @@ class Timing:
             "mean_ms": self.mean_ms,
             "p10_ms": self.quantile(0.1),
             "p90_ms": self.quantile(0.9),
-            "spread": (self.quantile(0.9) - self.quantile(0.1)) / self.median_ms
-            if self.median_ms > 0
-            else 0.0,
+            "spread": (
+                (self.quantile(0.9) - self.quantile(0.1)) / self.median_ms
+                if self.median_ms > 0
+                else 0.0
+            ),
             "rel_err_of_mean": self.rel_err,
             "reps": self.reps,
             "converged": self.converged,
@@ -107,10 +111,15 @@ class Flush:
     """Evicts the caches by writing `nbytes` before each timed call."""
 
     def __init__(self, device: str, nbytes: int):
-        self.buffer = torch.empty(max(nbytes, 1), dtype=torch.uint8, device=device)
+        self.buffer: Optional[torch.Tensor] = torch.empty(
+            max(nbytes, 1), dtype=torch.uint8, device=device
+        )
 
     def __call__(self) -> None:
         self.buffer.zero_()
+
+    def release(self) -> None:
+        self.buffer = None
 
 
 def _sync(device: str) -> None:
@@ -124,6 +133,7 @@ def measure(
     options: PerfOptions,
     flush: Optional[Callable[[], None]] = None,
     clock: Optional[str] = None,
+    isolate: bool = False,
 ) -> Timing:
     """Time `fn` adaptively; `clock` defaults to CUDA events on a GPU, host clocks elsewhere."""
     flush = flush or (lambda: None)
@@ -140,7 +150,7 @@ def measure(
     batch = 5
     converged = False
     while True:
-        samples.extend(_batch(fn, device, flush, clock, batch))
+        samples.extend(_batch(fn, device, flush, clock, batch, isolate))
         if len(samples) >= options.min_reps and relative_error(samples) < options.target_rel_err:
             converged = True
             break
@@ -151,11 +161,13 @@ def measure(
     return Timing(samples, clock, converged, time.perf_counter() - started)
 
 
-def _batch(fn, device: str, flush, clock: str, count: int) -> List[float]:
+def _batch(fn, device: str, flush, clock: str, count: int, isolate: bool) -> List[float]:
     if clock == "cuda_events":
         events = []
         for _ in range(count):
             flush()
+            if isolate:
+                torch.cuda.synchronize()
             start = torch.cuda.Event(enable_timing=True)
             end = torch.cuda.Event(enable_timing=True)
             start.record()
@@ -204,9 +216,11 @@ class PerfReport:
     copy_gbps: Optional[float]
     min_bytes: Optional[float]
     note: str = ""
+    isolated: bool = False
 
     def to_json(self) -> Dict[str, Any]:
         data = self.timing.summary()
+        data["isolated"] = self.isolated
         seconds = self.timing.median_ms * 1e-3
         gbps = self.min_bytes / seconds / 1e9 if self.min_bytes and seconds > 0 else None
         data.update(
@@ -222,11 +236,24 @@ class PerfReport:
 
 
 def time_solution(
-    fn: Callable[[], Any], device: str, options: PerfOptions, min_bytes: Optional[float]
+    fn: Callable[[], Any],
+    device: str,
+    options: PerfOptions,
+    min_bytes: Optional[float],
+    isolate: bool = False,
+    prepare: Optional[Callable[[], None]] = None,
 ) -> PerfReport:
-    """Time a solution and the device's copy bandwidth in the same process."""
-    flush = Flush(device, options.flush_bytes)
-    timing = measure(fn, device, options, flush)
+    """Time a solution and the device's copy bandwidth in the same process.
+
+    `prepare` runs before each flush, untimed (it restores inout tensors)."""
+    cache_flush = Flush(device, options.flush_bytes)
+
+    def flush() -> None:
+        if prepare is not None:
+            prepare()
+        cache_flush()
+
+    timing = measure(fn, device, options, flush, isolate=isolate)
     note = ""
     if timing.clock == "cuda_events":
         gap = events_undercount(fn)
@@ -236,8 +263,8 @@ def time_solution(
                 "outside the current stream, so host clocks around synchronisations were used"
             )
             timing = measure(fn, device, options, flush, clock="host")
-    del flush
-    return PerfReport(timing, copy_bandwidth(device, options), min_bytes, note)
+    cache_flush.release()  # before the copy measurement allocates its own buffers
+    return PerfReport(timing, copy_bandwidth(device, options), min_bytes, note, isolate)
 
 
 def copy_bandwidth(device: str, options: PerfOptions) -> Optional[float]:
@@ -249,9 +276,3 @@ def copy_bandwidth(device: str, options: PerfOptions) -> Optional[float]:
     dst = torch.empty_like(src)
     timing = measure(lambda: dst.copy_(src), device, options)
     return 2 * count * 4 / (timing.median_ms * 1e-3) / 1e9
-
-
-def timing_to_json(timing: Timing) -> Dict[str, Any]:
-    data = asdict(timing)
-    data.update(timing.summary())
-    return data

@@ -1,8 +1,8 @@
 """Toolchain and machine facts, found without importing torch or touching the GPU.
 
-The parent process (`chgen judge`/`chgen test`) must not create a CUDA context, so the GPU is queried
-with nvidia-smi; package versions come from installed metadata. These facts key the caches and head
-the reports.
+The parent process (`chgen judge`/`chgen test`) must not create a CUDA context, so the GPU is
+queried with nvidia-smi; package versions come from installed metadata. These facts key the caches
+and head the reports.
 """
 
 from __future__ import annotations
@@ -32,10 +32,17 @@ MOJO_RUNTIME_LIBS = (
 
 
 def package_version(name: str) -> Optional[str]:
+    """Installed version; also looks in CHGEN_CUTE_SITE, where the CuTe DSL may live apart."""
     try:
         return importlib.metadata.version(name)
     except importlib.metadata.PackageNotFoundError:
-        return None
+        pass
+    extra = os.environ.get("CHGEN_CUTE_SITE")
+    if extra:
+        for dist in importlib.metadata.distributions(path=[extra]):
+            if (dist.metadata["Name"] or "").lower() == name.lower():
+                return dist.version
+    return None
 
 
 @functools.lru_cache(maxsize=None)

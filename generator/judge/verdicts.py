@@ -12,10 +12,12 @@ CRASH = "crash"
 TIMEOUT = "timeout"
 OUT_OF_BOUNDS = "out_of_bounds"
 INPUT_MODIFIED = "input_modified"
-#: Not verdicts on a solution: it compiled but this machine cannot run it (no GPU), or the judge
-#: itself could not do its work (missing toolchain, broken challenge tree).
+#: Not verdicts on a solution: it compiled but this machine cannot run it (no GPU), the judge
+#: itself could not do its work (missing toolchain, broken challenge tree), or the run's deadline
+#: came first.
 BUILT = "built"
 JUDGE_ERROR = "judge_error"
+NOT_RUN = "not_run"
 
 MEANING: Dict[str, str] = {
     PASS: "every case ran and matched the reference within the challenge's tolerance",
@@ -28,18 +30,26 @@ MEANING: Dict[str, str] = {
     INPUT_MODIFIED: "an input tensor differs after the call",
     BUILT: "compiled; not run because this device cannot run the language",
     JUDGE_ERROR: "the judge could not judge (missing toolchain, bad challenge tree)",
+    NOT_RUN: "not run: the run's deadline had passed",
 }
 
 #: What a starter may end in: it must build and run yet not solve the challenge.
 STARTER_OK = (WRONG_ANSWER, BUILT)
+#: What a mutant (a known mistake) must end in: some functional case caught it.
+CAUGHT = (WRONG_ANSWER, RUNTIME_ERROR, OUT_OF_BOUNDS, INPUT_MODIFIED)
 
 
 def expectation_met(expect: str, verdict: str, message: str = "") -> bool:
-    """`expect` is `pass`, `not_pass` (starters), `baseline`, or an exact verdict name."""
+    """`expect` is `pass`, `not_pass` (starters), `baseline`, `caught` (mutants), or verdict
+    names joined by `|`."""
+    if "|" in expect:
+        return any(expectation_met(one, verdict, message) for one in expect.split("|"))
     if expect == "pass":
         return verdict in (PASS, BUILT)
     if expect == "not_pass":
         return verdict in STARTER_OK
+    if expect == "caught":
+        return verdict in CAUGHT
     if expect == "baseline":
         return verdict in (PASS, BUILT) or is_unavailable(verdict, message)
     return verdict == expect

@@ -1,8 +1,9 @@
 """What every language adapter provides.
 
-An adapter knows one language's file name, starter template, type spellings (from the dtype table),
-formatter, and — for the judge — how to build a source file and call the result. Adding a language is
-one subclass, one template under templates/starter/ and one column in generator/dtypes.py.
+An adapter knows one language's file name, starter template, type spellings (from the dtype
+table), formatter, and — for the judge — how to build a source file and call the result. Adding
+a language is one subclass, one template under templates/starter/ and one column in
+generator/dtypes.py.
 """
 
 from __future__ import annotations
@@ -45,7 +46,8 @@ class Language:
     template: ClassVar[str]  # under templates/
     comment_prefix: ClassVar[str] = "#"
     noun: ClassVar[tuple] = ("tensor on the GPU", "tensors on the GPU")
-    easy_suffix: ClassVar[str] = ""  # added to the comment for easy challenges
+    #: added to the comment for easy challenges: (after one name, after several)
+    easy_suffix: ClassVar[tuple] = ("", "")
     formatter: ClassVar[str]  # name of a function in generator.formatting
     drops_outputs: ClassVar[bool] = False  # JAX returns outputs instead of writing them
 
@@ -85,7 +87,7 @@ class Language:
         else:
             text = f"{', '.join(names)} are {plural}"
         if easy:
-            text += self.easy_suffix
+            text += self.easy_suffix[0 if len(names) == 1 else 1]
         return f"{self.comment_prefix} {text}"
 
     def names_tensor(self, p: SigParam) -> bool:
@@ -104,7 +106,11 @@ class Language:
         raise NotImplementedError
 
     def call(self, solve: Any, params: Sequence[SigParam], values: Dict[str, Any]) -> None:
-        raise NotImplementedError
+        """Run a loaded solution once on `values` (tensors and scalars by name); outputs end up in
+        the output tensors of `values` whatever the language's calling convention."""
+        bound = solve.bind(params, values)
+        bound.run()
+        bound.finish()
 
 
 class BuildError(Exception):

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Dict, Sequence
+from pathlib import Path
+from typing import Any, Dict, Optional, Sequence
 
 from generator.languages.base import Language, SigParam
 
@@ -32,4 +33,19 @@ class Jax(Language):
         else:
             annotation = f"tuple[{', '.join('jax.Array' for _ in returned)}]"
         # the public set writes the singular even for several outputs
-        return {"return_annotation": annotation, "return_comment": "# return output tensor directly"}
+        return {
+            "return_annotation": annotation,
+            "return_comment": "# return output tensor directly",
+        }
+
+    # ------------------------------------------------------------------ judging
+    def build(self, source: Path, workdir: Path, target: Optional[str]) -> Path:
+        from generator.judge.bindings import check_python_source
+
+        return check_python_source(source)
+
+    def load(self, artifact: Path, params: Sequence[SigParam]) -> Any:
+        from generator.judge.bindings import JaxSolve, import_file, require_module, solve_of
+
+        require_module("jax", "pip install jax")
+        return JaxSolve(solve_of(import_file(artifact), artifact))

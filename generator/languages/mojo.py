@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+import os
+import shutil
+from pathlib import Path
+from typing import Any, Optional, Sequence
+
 from generator.languages.base import Language, SigParam
+from generator.languages.cuda import run_build
 
 
 class Mojo(Language):
@@ -11,7 +17,7 @@ class Mojo(Language):
     suffix = ".mojo"
     template = "starter/mojo.mojo.j2"
     noun = ("device pointer", "device pointers")
-    easy_suffix = " (i.e. pointers to memory on the GPU)"
+    easy_suffix = (" (i.e. pointer to memory on the GPU)", " (i.e. pointers to memory on the GPU)")
     formatter = "mojo_format"
 
     def tensor_type(self, p: SigParam) -> str:
@@ -22,3 +28,34 @@ class Mojo(Language):
 
     def scalar_type(self, p: SigParam) -> str:
         return p.dtype.mojo
+
+    # ------------------------------------------------------------------ judging
+    def build(self, source: Path, workdir: Path, target: Optional[str]) -> Path:
+        """`mojo build --emit shared-lib --target-accelerator ARCH`: cross-builds without a GPU.
+
+        The link step runs `cc`; crash reporting and telemetry are off (no network)."""
+        from generator.judge.toolchains import DEFAULT_TARGETS, MOJO_ENV, executable
+
+        mojo = executable("mojo")
+        if mojo is None:
+            raise FileNotFoundError("mojo not found (install the mojo package)")
+        if shutil.which("cc") is None:
+            raise FileNotFoundError("mojo build links with 'cc': no C compiler on PATH")
+        out = workdir / "solution.so"
+        arch = target or DEFAULT_TARGETS["mojo"]
+        command = [mojo, "build", "--emit", "shared-lib", "--target-accelerator", arch]
+        env = {**os.environ, **MOJO_ENV}
+        run_build(command + [str(source.resolve()), "-o", str(out)], source, workdir, env)
+        return out
+
+    def load(self, artifact: Path, params: Sequence[SigParam]) -> Any:
+        """The runtime libraries are loaded first (RTLD_GLOBAL), so the .so resolves them by
+        soname wherever it was built."""
+        from generator.judge.bindings import (
+            NativeSolve,
+            mojo_runtime_from_env,
+            preload_mojo_runtime,
+        )
+
+        preload_mojo_runtime(mojo_runtime_from_env())
+        return NativeSolve(artifact, params)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any, Optional, Sequence
+
 from generator.languages.base import Language, SigParam
 
 
@@ -17,3 +20,15 @@ class PyTorch(Language):
 
     def scalar_type(self, p: SigParam) -> str:
         return p.dtype.python_scalar
+
+    # ------------------------------------------------------------------ judging
+    def build(self, source: Path, workdir: Path, target: Optional[str]) -> Path:
+        """Nothing to compile: the file must parse, and is imported as it is."""
+        from generator.judge.bindings import check_python_source
+
+        return check_python_source(source)
+
+    def load(self, artifact: Path, params: Sequence[SigParam]) -> Any:
+        from generator.judge.bindings import PythonSolve, import_file, solve_of
+
+        return PythonSolve(solve_of(import_file(artifact), artifact))

@@ -9,21 +9,14 @@ from __future__ import annotations
 
 import ast
 import math
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Optional, Tuple
 
 from pydantic import ValidationError
 
-from generator.spec.model import (
-    IDENT_RE,
-    Correlated,
-    Distribution,
-    Param,
-    Spec,
-    Values,
-)
+from generator.naming import IDENT_RE, SPEC_NAME_RE
+from generator.spec.model import Correlated, Distribution, Param, Spec, Values
 from generator.spec.yamlpos import (
     PathKey,
     Position,
@@ -34,7 +27,6 @@ from generator.spec.yamlpos import (
     read_text,
 )
 
-SPEC_NAME_RE = re.compile(r"^(\d+)_([a-z0-9_]+)\.ya?ml$")
 MAX_SPEC_BYTES = 2_000_000
 #: the performance case must fit five times in a 16 GB card
 PERF_BYTES_LIMIT = 3_200_000_000
@@ -214,7 +206,8 @@ def _cross_checks(spec: Spec) -> Iterable[Issue]:
                 if size is None or size.is_tensor or size.dtype != "int32":
                     yield (
                         ("signature", i, "shape", j),
-                        f"shape of {p.name!r} names {dim!r}, which is not an int32 scalar parameter",
+                        f"shape of {p.name!r} names {dim!r}, which is not an int32 scalar "
+                        "parameter",
                         "add it to the signature or use a number",
                     )
     yield from _check_scalar_values(spec, scalars, spec.example.scalars, ("example", "scalars"))

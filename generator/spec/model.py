@@ -8,9 +8,7 @@ error can point at the exact YAML node.
 from __future__ import annotations
 
 import ast
-import keyword
 import math
-import re
 from typing import Annotated, Any, ClassVar, Dict, List, Literal, Optional, Union
 
 from pydantic import (
@@ -24,44 +22,8 @@ from pydantic import (
     model_validator,
 )
 
-from generator.dtypes import DTYPES, SCALAR_DTYPES, TENSOR_DTYPES
-
-SLUG_RE = re.compile(r"^[a-z][a-z0-9]*(_[a-z0-9]+)*$")
-IDENT_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 \-+()]*[A-Za-z0-9)]$")
-
-#: Names no generated language may use for a parameter: Python and Mojo keywords break the Python
-#: starters and the Mojo parser ("expected argument name"); C/CUDA keywords break the CUDA starter.
-MOJO_KEYWORDS = {
-    "out", "ref", "mut", "var", "def", "fn", "struct", "trait", "deinit", "comptime", "imm",
-    "read", "in", "is", "not", "and", "or", "with", "owned", "inout", "borrowed", "alias", "let",
-    "raises", "capturing", "self", "Self",
-}  # fmt: skip
-C_KEYWORDS = {
-    "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else",
-    "enum", "extern", "float", "for", "goto", "if", "int", "long", "register", "return", "short",
-    "signed", "sizeof", "static", "struct", "switch", "typedef", "union", "unsigned", "void",
-    "volatile", "while", "bool", "true", "false", "class", "new", "delete", "template", "this",
-    "namespace", "using", "operator", "private", "public", "protected", "virtual", "half",
-    "dim3", "threadIdx", "blockIdx", "blockDim", "gridDim",
-}  # fmt: skip
-#: Names the generated challenge.py already uses for its own locals.
-RESERVED_NAMES = {"self", "dtype", "tests", "torch", "ctypes", "device", "solve", "cute", "jax",
-                  "jnp", "tl", "triton", "cutlass", "math"}  # fmt: skip
-
-
-def forbidden_name_reason(name: str) -> Optional[str]:
-    if keyword.iskeyword(name) or keyword.issoftkeyword(name):
-        return "a Python keyword"
-    if name in MOJO_KEYWORDS:
-        return "a Mojo keyword (the Mojo starter would not parse)"
-    if name in C_KEYWORDS:
-        return "a C/CUDA keyword or built-in"
-    if name in RESERVED_NAMES:
-        return "a name the generated code uses itself"
-    if name.startswith("_"):
-        return "a private name (leading underscore)"
-    return None
+from generator.dtypes import SCALAR_DTYPES, TENSOR_DTYPES
+from generator.naming import IDENT_RE, SLUG_RE, URL_NAME_RE, forbidden_name_reason
 
 
 class Strict(BaseModel):
@@ -207,9 +169,8 @@ Distribution = Annotated[
     Discriminator(
         _distribution_kind,
         custom_error_type="distribution",
-        custom_error_message="an input is one of: " + ", ".join(
-            f"{{{k}: ...}}" for k in DISTRIBUTION_KINDS
-        ),
+        custom_error_message="an input is one of: "
+        + ", ".join(f"{{{k}: ...}}" for k in DISTRIBUTION_KINDS),
     ),
 ]
 
@@ -299,6 +260,7 @@ class AccuracyFloor(Strict):
     output: str
     baseline: str  # expression over the inputs, computed on the judged device
     factor: float = Field(gt=1.0)
+    min_elements: int = Field(default=64, ge=1)  # smaller cases are shown, not enforced
 
 
 class Scaffold(Strict):
@@ -347,10 +309,10 @@ class Spec(Strict):
     @field_validator("name")
     @classmethod
     def _display_name(cls, v: str) -> str:
-        if not NAME_RE.match(v) or len(v) > 80:
+        if not URL_NAME_RE.match(v) or len(v) > 80:
             raise ValueError(
-                "the display name must be URL-friendly: letters, digits, spaces, '-', '+', "
-                "parentheses (e.g. 'RMS Norm Backward')"
+                "the display name must be URL-friendly: letters and digits in words separated "
+                "by single spaces or hyphens (e.g. 'RMS Norm Backward')"
             )
         return v
 

@@ -1,8 +1,8 @@
 """Safe YAML loading that remembers where every value came from.
 
-Pydantic reports an error by its location in the data (``("signature", 2, "dtype")``); authors need a
-file:line:column. We compose the YAML node graph with the safe loader, build plain Python data from it
-ourselves, and keep a map from each data path to the node's position.
+Pydantic reports an error by its location in the data (``("signature", 2, "dtype")``); authors
+need a file:line:column. We compose the YAML node graph with the safe loader, build plain Python
+data from it ourselves, and keep a map from each data path to the node's position.
 """
 
 from __future__ import annotations

@@ -1,0 +1,664 @@
+"""Deep rules: import each challenge.py on the CPU and run what it defines.
+
+Each challenge.py imports its own tree's `core.challenge_base`, so the tree's `challenges/` folder
+is put first on sys.path (and any `core` package of another tree forgotten) before the import. The
+example and functional cases are generated on the CPU; the performance case on torch's "meta"
+device, which records shapes and dtypes without allocating (on the CPU if the meta device fails).
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import html as html_text
+import importlib.util
+import math
+import re
+import sys
+import traceback
+from decimal import Decimal, InvalidOperation
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from generator.checks import challenge_py
+from generator.checks.html import Page, bullet_int, performance_bullet
+from generator.checks.model import ChallengeModel, SigEntry, functional_count
+from generator.checks.report import Report
+from generator.checks.source import ChallengeDir
+from generator.dtypes import DTYPES
+from generator.spec.loader import PERF_BYTES_LIMIT
+
+
+class Failure(Exception):
+    """Running challenge code failed; `line` is the innermost challenge.py line involved."""
+
+    def __init__(self, message: str, line: int):
+        super().__init__(message)
+        self.message, self.line = message, line
+
+
+def _failure(exc: BaseException, path: str, fallback: int) -> Failure:
+    line = fallback
+    for frame in traceback.extract_tb(exc.__traceback__):
+        if frame.filename == path and frame.lineno:
+            line = frame.lineno
+    text = str(exc).strip().split("\n")[0]
+    return Failure(f"{type(exc).__name__}: {text[:200]}" if text else type(exc).__name__, line)
+
+
+def load_class(ch: ChallengeDir) -> Any:
+    """Import challenge.py the way the runner does: with its tree's challenges/ on sys.path."""
+    path = ch.path / "challenge.py"
+    challenges_dir = str(ch.path.parent.parent.resolve())
+    for name in [n for n in sys.modules if n == "core" or n.startswith("core.")]:
+        del sys.modules[name]
+    sys.path.insert(0, challenges_dir)
+    module_name = f"_chgen_challenge_{abs(hash(str(path.resolve())))}"
+    try:
+        spec = importlib.util.spec_from_file_location(module_name, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[module_name] = module
+        try:
+            spec.loader.exec_module(module)
+        except BaseException as exc:  # the challenge's own code: report any failure
+            if isinstance(exc, KeyboardInterrupt):
+                raise
+            raise _failure(exc, str(path), 1) from None
+        finally:
+            sys.modules.pop(module_name, None)
+    finally:
+        sys.path.remove(challenges_dir)
+    challenge = getattr(module, "Challenge", None)
+    if challenge is None:
+        raise Failure("challenge.py defines no Challenge class", 1)
+    return challenge
+
+
+def _call(function, path: str, fallback: int, *args, **kwargs) -> Any:
+    try:
+        return function(*args, **kwargs)
+    except Failure:
+        raise
+    except BaseException as exc:
+        if isinstance(exc, KeyboardInterrupt):
+            raise
+        raise _failure(exc, path, fallback) from None
+
+
+def _line(model: ChallengeModel, method: str) -> int:
+    node = model.methods.get(method)
+    return node.lineno if node is not None else 1
+
+
+def check(
+    challenges: Sequence[ChallengeDir],
+    models: Dict[Any, Optional[ChallengeModel]],
+    report: Report,
+) -> None:
+    import torch
+
+    for ch in challenges:
+        model = models.get(ch.path)
+        if model is None or model.cls is None or not model.signature:
+            continue
+        _check_one(ch, model, report, torch)
+
+
+def _check_one(ch: ChallengeDir, model: ChallengeModel, report: Report, torch: Any) -> None:
+    where = model.source.display
+    path = str((ch.path / "challenge.py").resolve())
+    try:
+        cls = load_class(ch)
+        cpu = _call(cls, path, model.cls.lineno, device="cpu")
+    except Failure as exc:
+        report.add("D006", where, exc.line, 1, f"importing challenge.py failed: {exc.message}")
+        return
+    signature = model.signature
+    problems = CaseProblems()
+    page = Page(ch.file("challenge.html")) if ch.file("challenge.html") else None
+    # example
+    example, example_out = None, None
+    try:
+        torch.manual_seed(0)
+        with _visible_empty(torch):
+            example = _call(cpu.generate_example_test, path, _line(model, "generate_example_test"))
+    except Failure as exc:
+        report.add("D006", where, exc.line, 1, f"generate_example_test failed: {exc.message}")
+    example_ok = example is not None and _matches_signature(example, signature, "example", problems)
+    if example_ok:
+        try:
+            example_out = _run_reference(cpu, example, signature, path, model)
+        except Failure as exc:
+            report.add(
+                "D005", where, exc.line, 1, f"reference_impl failed on the example: {exc.message}"
+            )
+        if page is not None and report.wants("D001"):
+            _compare_example(page, example, example_out, signature, model, report)
+    # functional cases
+    cases = None
+    try:
+        torch.manual_seed(0)
+        with _visible_empty(torch):
+            cases = _call(
+                cpu.generate_functional_test, path, _line(model, "generate_functional_test")
+            )
+    except Failure as exc:
+        report.add("D006", where, exc.line, 1, f"generate_functional_test failed: {exc.message}")
+    if cases is not None:
+        if not isinstance(cases, (list, tuple)):
+            report.add(
+                "D007",
+                where,
+                _line(model, "generate_functional_test"),
+                1,
+                f"generate_functional_test returns {type(cases).__name__}, not a list",
+            )
+            cases = None
+    if cases is not None:
+        if functional_count(model) is None:
+            challenge_py.report_count(model, report, where, len(cases))
+        good = [
+            case
+            for i, case in enumerate(cases)
+            if _matches_signature(case, signature, f"functional case {i}", problems)
+        ]
+        _prefill(([example] if example_ok else []) + good, model, report)
+        if good:
+            smallest = min(good, key=lambda c: _total_elements(c, torch))
+            try:
+                _run_reference(cpu, smallest, signature, path, model)
+            except Failure as exc:
+                report.add(
+                    "D005",
+                    where,
+                    exc.line,
+                    1,
+                    f"reference_impl failed on the smallest functional case: {exc.message}",
+                )
+    # performance case
+    perf = None
+    for device in ("meta", "cpu"):
+        try:
+            instance = cpu if device == "cpu" else _call(cls, path, 1, device=device)
+            torch.manual_seed(0)
+            perf = _call(
+                instance.generate_performance_test, path, _line(model, "generate_performance_test")
+            )
+            break
+        except Failure as exc:
+            if device == "cpu":
+                report.add(
+                    "D006", where, exc.line, 1, f"generate_performance_test failed: {exc.message}"
+                )
+    if perf is not None and _matches_signature(perf, signature, "performance case", problems):
+        _perf_size(perf, model, report, torch)
+        if page is not None:
+            _compare_bullet(page, perf, signature, report, torch)
+    problems.flush(where, report)
+
+
+# ------------------------------------------------------------------------------ test cases
+
+
+@contextlib.contextmanager
+def _visible_empty(torch: Any):
+    """torch.empty / empty_like return 0, 1, 2, ... (mod 7) instead of whatever memory held, so
+    that an output left uninitialized is recognized the same way on every run."""
+    originals = torch.empty, torch.empty_like
+
+    def fill(tensor: Any) -> Any:
+        if tensor.numel() and tensor.device.type == "cpu" and not tensor.is_complex():
+            with torch.no_grad():
+                pattern = torch.arange(tensor.numel(), dtype=torch.int64) % 7
+                tensor.copy_(pattern.reshape(tensor.shape).to(tensor.dtype))
+        return tensor
+
+    torch.empty = lambda *args, **kwargs: fill(originals[0](*args, **kwargs))
+    torch.empty_like = lambda *args, **kwargs: fill(originals[1](*args, **kwargs))
+    try:
+        yield
+    finally:
+        torch.empty, torch.empty_like = originals
+
+
+def _is_descriptor(value: Any) -> bool:
+    return hasattr(value, "shape") and hasattr(value, "dtype") and isinstance(value.dtype, str)
+
+
+def _dtype_name(value: Any) -> Optional[str]:
+    if _is_descriptor(value):
+        return value.dtype
+    dtype = getattr(value, "dtype", None)
+    return str(dtype).replace("torch.", "") if dtype is not None else None
+
+
+def _is_tensor(value: Any) -> bool:
+    return hasattr(value, "dtype") and hasattr(value, "shape")
+
+
+class CaseProblems:
+    """D007 findings gathered over all cases, so one problem is reported once per challenge."""
+
+    def __init__(self) -> None:
+        self.seen: Dict[Tuple[int, int, str], List[str]] = {}
+
+    def add(self, line: int, col: int, message: str, case: str) -> None:
+        self.seen.setdefault((line, col, message), []).append(case)
+
+    def flush(self, where: str, report: Report) -> None:
+        for (line, col, message), cases in self.seen.items():
+            shown = ", ".join(cases[:3]) + (f" and {len(cases) - 3} more" if len(cases) > 3 else "")
+            report.add("D007", where, line, col, f"{message} (in the {shown})")
+
+
+def _matches_signature(case: Any, signature: List[SigEntry], what: str, problems) -> bool:
+    line = signature[0].line
+    if not isinstance(case, dict):
+        problems.add(line, 1, f"a test case is a {type(case).__name__}, not a dict", what)
+        return False
+    names = [e.name for e in signature]
+    missing = [n for n in names if n not in case]
+    extra = [k for k in case if k not in names]
+    if missing or extra:
+        detail = []
+        if missing:
+            detail.append(f"lacks {', '.join(missing)}")
+        if extra:
+            detail.append(f"has unknown {', '.join(map(str, extra))}")
+        problems.add(line, 1, f"a test case {' and '.join(detail)}", what)
+        return False
+    ok = True
+    for entry in signature:
+        value = case[entry.name]
+        if not entry.dtypes:
+            continue  # P009 reports a type the dtype table lacks
+        if entry.is_tensor:
+            if not _is_tensor(value):
+                message = f"'{entry.name}' is {type(value).__name__}, not a tensor"
+                problems.add(entry.line, entry.col, message, what)
+                ok = False
+                continue
+            dtype = _dtype_name(value)
+            allowed = [row.torch for row in entry.dtypes]
+            if dtype not in allowed:
+                message = f"'{entry.name}' is {dtype}; {entry.written} means {' or '.join(allowed)}"
+                problems.add(entry.line, entry.col, message, what)
+                ok = False
+        elif _is_tensor(value) and not _is_descriptor(value) and value.dim() != 0:
+            problems.add(entry.line, entry.col, f"'{entry.name}' is a tensor, not a scalar", what)
+            ok = False
+    return ok
+
+
+def _total_elements(case: Dict[str, Any], torch: Any) -> int:
+    return sum(v.numel() for v in case.values() if isinstance(v, torch.Tensor))
+
+
+def _run_reference(
+    instance: Any, case: Dict[str, Any], signature: List[SigEntry], path: str, model
+) -> Dict[str, Any]:
+    """Run reference_impl on copies; return the out/inout tensors afterwards."""
+    values = {}
+    for entry in signature:
+        value = case[entry.name]
+        values[entry.name] = value.clone() if hasattr(value, "clone") else value
+    _call(instance.reference_impl, path, _line(model, "reference_impl"), **values)
+    return {e.name: values[e.name] for e in signature if e.is_tensor and e.direction != "in"}
+
+
+def _prefill(cases: List[Dict[str, Any]], model: ChallengeModel, report: Report) -> None:
+    where = model.source.display
+    for entry in model.signature or []:
+        if not entry.is_tensor or entry.direction != "out":
+            continue
+        bad, example_value = 0, None
+        for case in cases:
+            tensor = case.get(entry.name)
+            if tensor is None or not hasattr(tensor, "flatten") or tensor.numel() == 0:
+                continue
+            flat = tensor.flatten()
+            first = flat[0]
+            same = bool((flat == first).all()) or bool(flat.isnan().all())
+            if not same or (not bool(first.isnan()) and float(first) == 0.0):
+                bad += 1
+                if example_value is None:
+                    example_value = _describe(flat)
+        if bad:
+            report.add(
+                "D004",
+                where,
+                entry.line,
+                entry.col,
+                f"output '{entry.name}' is not pre-filled in {bad} of {len(cases)} cases "
+                f"({example_value})",
+            )
+
+
+def _describe(flat: Any) -> str:
+    if not bool(flat.any()):
+        return "zeros"
+    pattern = [i % 7 for i in range(min(flat.numel(), 64))]
+    if [float(v) for v in flat[: len(pattern)].tolist()] == pattern:
+        return "left uninitialized by torch.empty"
+    return "varying values"
+
+
+def _perf_size(perf: Dict[str, Any], model: ChallengeModel, report: Report, torch: Any) -> None:
+    total = 0
+    for value in perf.values():
+        if isinstance(value, torch.Tensor):
+            total += value.numel() * value.element_size()
+        elif _is_descriptor(value):
+            row = DTYPES.get(value.dtype)
+            itemsize = row.itemsize if row else 4
+            total += math.prod(int(d) for d in value.shape) * itemsize
+    if total > PERF_BYTES_LIMIT:
+        report.add(
+            "D003",
+            model.source.display,
+            _line(model, "generate_performance_test"),
+            1,
+            f"the performance tensors take {total / 1e9:.2f} GB; five copies must fit in 16 GB "
+            f"(at most {PERF_BYTES_LIMIT / 1e9:.1f} GB)",
+        )
+
+
+# ------------------------------------------------------------------------------ bullet
+
+
+def _compare_bullet(
+    page: Page, perf: Dict[str, Any], signature: List[SigEntry], report: Report, torch: Any
+) -> None:
+    found = performance_bullet(page)
+    if found is None:
+        return
+    where = page.source.display
+    li, items = found
+    named = {item.name for item in items}
+    for item in items:
+        if item.name not in perf or _is_tensor(perf[item.name]):
+            continue
+        actual = perf[item.name]
+        value = bullet_int(item.value)
+        if value is None:
+            try:
+                value = float(item.value)
+            except ValueError:
+                continue
+        if isinstance(actual, (int, float)) and not math.isclose(value, actual, rel_tol=1e-9):
+            line, col = page.pos(item.offset)
+            shown = f"{actual:,}" if isinstance(actual, int) else f"{actual}"
+            report.add(
+                "D002",
+                where,
+                line,
+                col,
+                f"the bullet says {item.name} = {item.value}; generate_performance_test uses "
+                f"{shown}",
+                f"write {shown}",
+            )
+    dims = set()
+    for value in perf.values():
+        if _is_tensor(value):
+            dims.update(int(d) for d in value.shape)
+    for entry in signature:
+        if entry.is_tensor or entry.name in named:
+            continue
+        actual = perf.get(entry.name)
+        if isinstance(actual, int) and not isinstance(actual, bool) and actual > 1:
+            if actual in dims:
+                line, col = page.pos(li)
+                report.add(
+                    "D002",
+                    where,
+                    line,
+                    col,
+                    f"the bullet omits size {entry.name} = {actual:,} of generate_performance_test",
+                    f"add <code>{entry.name}</code> = {actual:,} in signature order",
+                )
+
+
+# ------------------------------------------------------------------------------ example
+
+
+_NAME_VALUE = re.compile(r"(?<![\w\]])([A-Za-z_]\w*)\s*=\s*")
+_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
+_LABEL = re.compile(r"\b(Input|Output)s?\b", re.I)
+
+#: (values as (number, text as written), offset in the section) per shown tensor
+Shown = Tuple[List[Tuple[float, str]], int]
+
+
+def _literal_at(text: str, start: int) -> Optional[List[Tuple[float, str]]]:
+    """The number or bracketed (possibly multi-line) list at text[start:], flattened."""
+    rest = text[start:]
+    if rest.startswith("["):
+        depth = 0
+        for i, c in enumerate(rest):
+            depth += c == "["
+            depth -= c == "]"
+            if depth == 0:
+                chunk = rest[: i + 1]
+                try:
+                    value = ast.literal_eval(chunk)
+                except (ValueError, SyntaxError, MemoryError, RecursionError):
+                    return None
+                flat = _flatten(value)
+                texts = _NUMBER.findall(chunk)
+                if flat is not None and len(texts) == len(flat):
+                    return [(v, t) for v, t in zip(flat, texts)]
+                return None
+        return None
+    m = _NUMBER.match(rest)
+    if m and not rest[m.end() : m.end() + 1].isalnum():
+        return [(float(m.group(0)), m.group(0))]
+    return None
+
+
+def _flatten(value: Any) -> Optional[List[float]]:
+    out: List[float] = []
+
+    def walk(v: Any) -> bool:
+        if isinstance(v, (list, tuple)):
+            return all(walk(x) for x in v)
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            return False
+        out.append(float(v))
+        return True
+
+    return out if walk(value) else None
+
+
+def _is_output_at(labels: List[Tuple[int, bool]], offset: int) -> bool:
+    state = False
+    for position, is_output in labels:
+        if position > offset:
+            break
+        state = is_output
+    return state
+
+
+def _pre_values(
+    text: str, names: List[str], sole_in: Optional[str], sole_out: Optional[str]
+) -> Dict[Tuple[str, bool], List[Shown]]:
+    """Every `name = value` of a <pre> example (values may span lines), and unnamed values
+    right after `Input:` / `Output:` when there is a single input / output tensor."""
+    found: Dict[Tuple[str, bool], List[Shown]] = {}
+    labels = [(m.start(), m.group(1).lower() == "output") for m in _LABEL.finditer(text)]
+    for m in _NAME_VALUE.finditer(text):
+        if m.group(1) in names:
+            values = _literal_at(text, m.end())
+            if values:
+                key = (m.group(1), _is_output_at(labels, m.start()))
+                found.setdefault(key, []).append((values, m.start()))
+    for m in re.finditer(r"\b(Input|Output)\s*:\s*", text, re.I):
+        output = m.group(1).lower() == "output"
+        sole = sole_out if output else sole_in
+        values = _literal_at(text, m.end()) if sole else None
+        if values:
+            found.setdefault((sole, output), []).append((values, m.end()))
+    return found
+
+
+#: how a page names the matrix that follows: \text{x}, <code>x</code>, \(x\) or "x ="
+_LABEL_NAME = re.compile(
+    r"\\(?:text|mathbf|mathrm|mathit)\{\\?([A-Za-z_][\w\\]*)\}|<code>(\w+)</code>"
+    r"|\\\(\s*([A-Za-z_]\w*)\s*\\\)|\b([A-Za-z_]\w*)\s*="
+)
+_DIRECT = re.compile(r"(?:\\text\{([A-Za-z_][\w\\]*)\}|([A-Za-z_][\w]*))\s*(?:_\{?\w+\}?)?\s*=\s*$")
+_CONTINUATION = re.compile(r"^\s*(\\\\|\\]|\\\[|\s|\\quad|\\qquad|,)*\s*(=|\+|-|\\cdot|\\times)")
+
+
+def _matrix_values(section: str, names: List[str]) -> Dict[Tuple[str, bool], List[Shown]]:
+    """Matrices of a bmatrix example, each attributed to the tensor its label names."""
+    found: Dict[Tuple[str, bool], List[Shown]] = {}
+    plain = re.sub(r"<[^>]*>", lambda m: " " * len(m.group(0)), section)
+    labels = [(m.start(), m.group(1).lower() == "output") for m in _LABEL.finditer(plain)]
+    previous_end, previous_name = 0, None
+    for m in re.finditer(r"\\begin\s*\{bmatrix\}(.*?)\\end\s*\{bmatrix\}", section, re.S):
+        label = section[previous_end : m.start()]
+        previous_end = m.end()
+        direct = _DIRECT.search(label)
+        if direct:
+            name = (direct.group(1) or direct.group(2)).replace("\\_", "_")
+            name = name if name in names else None
+        else:
+            mentioned = [
+                next(g for g in mm.groups() if g).replace("\\_", "_")
+                for mm in _LABEL_NAME.finditer(label)
+            ]
+            mentioned = [n for n in mentioned if n in names]
+            if mentioned:
+                name = mentioned[-1]
+            elif previous_name and _CONTINUATION.match(label):
+                name = previous_name  # a derivation chain: "= A + B = C"
+            else:
+                name = None
+        previous_name = name
+        if name is None:
+            continue
+        cells: List[Tuple[float, str]] = []
+        for row in re.split(r"\\\\", m.group(1)):
+            for cell in row.split("&") if row.strip() else []:
+                text = cell.strip()
+                if not _NUMBER.fullmatch(text):
+                    cells = []
+                    break
+                cells.append((float(text), text))
+            else:
+                continue
+            break
+        if cells:
+            key = (name, _is_output_at(labels, m.start()))
+            found.setdefault(key, []).append((cells, m.start()))
+    return found
+
+
+def _tolerance(text: str, actual: float, atol: float, rtol: float) -> float:
+    """One unit of the last digit written (pages round or truncate), plus the challenge's own."""
+    try:
+        exponent = Decimal(text).as_tuple().exponent
+    except (InvalidOperation, ValueError):
+        exponent = 0
+    unit = 10.0 ** exponent if isinstance(exponent, int) and exponent < 0 else 0.0
+    return unit * 1.0000001 + atol + rtol * abs(actual)
+
+
+def _agrees(shown: List[Tuple[float, str]], actual: List[float], atol: float, rtol: float) -> bool:
+    def close(item: Tuple[float, str], real: float) -> bool:
+        value, text = item
+        return not math.isnan(real) and abs(real - value) <= _tolerance(text, real, atol, rtol)
+
+    if len(shown) == len(actual):
+        return all(close(item, real) for item, real in zip(shown, actual))
+    if len(shown) < len(actual):  # a slice (one head, one row): every value must occur
+        return all(any(close(item, real) for real in actual) for item in shown)
+    return False
+
+
+def _compare_example(
+    page: Page,
+    example: Dict[str, Any],
+    outputs: Optional[Dict[str, Any]],
+    signature: List[SigEntry],
+    model: ChallengeModel,
+    report: Report,
+) -> None:
+    sections = page.sections("example")
+    if not sections:
+        return
+    section = sections[0]
+    body = page.text[section.start : section.body_end]
+    ins = [e.name for e in signature if e.is_tensor and e.direction != "out"]
+    outs = [e.name for e in signature if e.is_tensor and e.direction != "in"]
+    pre = re.search(r"<pre\b[^>]*>(.*?)</pre>", body, re.S)
+    if pre:
+        found = _pre_values(
+            html_text.unescape(pre.group(1)),
+            [e.name for e in signature],
+            ins[0] if len(ins) == 1 else None,
+            outs[0] if len(outs) == 1 else None,
+        )
+        base = section.start + pre.start(1)
+    else:
+        found = _matrix_values(body, [e.name for e in signature if e.is_tensor])
+        base = section.start
+    labelled = bool(re.search(r"\bOutputs?\b", re.sub(r"<[^>]*>", " ", body), re.I))
+    atol, rtol = _number_attr(model, "atol"), _number_attr(model, "rtol")
+    by_name = {e.name: e for e in signature}
+    where = page.source.display
+    reported = set()
+    for (name, in_output), candidates in sorted(found.items(), key=lambda kv: kv[1][0][1]):
+        entry = by_name[name]
+        if not entry.dtypes:
+            continue  # not a ctypes type (P009): whether it is an output is unknown
+        # in an Output part a written tensor shows the result; a page without Input/Output
+        # parts can only show the result of an out tensor
+        result = entry.is_tensor and entry.direction != "in"
+        result = result and (in_output or (not labelled and entry.direction == "out"))
+        if result:
+            if outputs is None:
+                continue
+            actual, owner = _actual_values(outputs[name]), "the reference's result"
+        else:
+            actual, owner = _actual_values(example[name]), "generate_example_test"
+        if actual is None or name in reported:
+            continue
+        if any(_agrees(shown, actual, atol, rtol) for shown, _ in candidates):
+            continue
+        reported.add(name)
+        shown, offset = candidates[0]
+        line, col = page.pos(base + offset)
+        if len(shown) > len(actual):
+            message = f"the page shows {len(shown)} value(s) for {name}; {owner} has {len(actual)}"
+        elif len(shown) < len(actual):
+            message = (
+                f"the page shows {len(shown)} value(s) for {name} that are not all among the "
+                f"{len(actual)} of {owner}"
+            )
+        else:
+            index = next(
+                i
+                for i, (item, real) in enumerate(zip(shown, actual))
+                if not _agrees([item], [real], atol, rtol)
+            )
+            label = f"{name}[{index}]" if entry.is_tensor else name
+            message = f"{label} is {shown[index][1]} on the page but {actual[index]:.6g} in {owner}"
+        report.add("D001", where, line, col, message)
+
+
+def _number_attr(model: ChallengeModel, name: str) -> float:
+    value = model.attribute_value(name)
+    if isinstance(value, ast.Constant) and isinstance(value.value, (int, float)):
+        return float(value.value)
+    return 0.0
+
+
+def _actual_values(value: Any) -> Optional[List[float]]:
+    if hasattr(value, "flatten") and hasattr(value, "tolist"):
+        try:
+            return [float(v) for v in value.detach().double().flatten().tolist()]
+        except (RuntimeError, TypeError, ValueError):
+            return None
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return [float(value)]
+    return None

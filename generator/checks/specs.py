@@ -1,0 +1,59 @@
+"""Spec rules: the spec loads (G001) and the generated tree is what it renders to (G002).
+
+These call what `chgen generate --check` calls: the spec loader (every spec is validated, even one
+whose generated files are current), the pipeline that renders and formats (incrementally), and the
+tree planner that compares with the files on disk.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Sequence
+
+from generator.checks.report import Report
+
+_HUNK = re.compile(r"^@@ -(\d+)(?:,\d+)? \+(\d+)", re.M)
+
+
+def check(paths: Sequence[Path], report: Report) -> None:
+    from generator import pipeline, tree
+    from generator.formatting import FormatError
+    from generator.spec import SpecErrors
+
+    try:
+        loaded = pipeline.load_all(list(paths), Path.cwd())
+    except SpecErrors as exc:
+        for error in exc.errors:
+            pos = error.position
+            report.add("G001", pos.file, pos.line, pos.column, error.message, error.hint)
+        return
+    if not loaded or not report.wants("G002"):
+        return
+    root = report.options.generated
+    try:
+        output, _ = pipeline.generate(list(paths), root, Path.cwd())
+    except SpecErrors as exc:
+        for error in exc.errors:
+            pos = error.position
+            report.add("G001", pos.file, pos.line, pos.column, error.message, error.hint)
+        return
+    except FormatError as exc:
+        report.add("G001", loaded[0].display, 1, 1, f"rendering failed: {exc}", "")
+        return
+    changes, _, edited = tree.plan(root.resolve(), output)
+    shown = str(root).rstrip("/")
+    for change in changes:
+        line = 1
+        hunk = _HUNK.search(change.diff or "")
+        if hunk:
+            line = max(int(hunk.group(1)), 1)
+        hand = " and was edited by hand" if change.path in edited else ""
+        report.add(
+            "G002",
+            f"{shown}/{change.path}",
+            line,
+            1,
+            f"out of date ({change.kind}){hand}",
+            "run 'chgen generate'" + (" --force" if hand else ""),
+        )

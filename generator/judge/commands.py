@@ -1,0 +1,322 @@
+"""`chgen judge` and `chgen test`: argument checks, running, printing. The CLI only forwards.
+
+Every expected problem raises CommandError with a one-line message; the CLI prints it and exits
+non-zero.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Dict, List, Optional
+
+from generator.judge import verdicts as V
+from generator.judge.cache import Cache
+from generator.judge.toolchains import default_device, gpus, machine_facts
+
+DEFAULT_REPORT = Path(".chgen-cache") / "reports" / "test.json"
+
+
+class CommandError(Exception):
+    pass
+
+
+def _device(device: Optional[str]) -> str:
+    device = device or default_device()
+    if device not in ("cuda", "cpu"):
+        raise CommandError(f"--device must be cuda or cpu, not {device!r}")
+    if device == "cuda" and not gpus():
+        raise CommandError("no NVIDIA GPU is visible (nvidia-smi); use --device cpu")
+    return device
+
+
+def default_jobs(device: str) -> int:
+    cores = os.cpu_count() or 2
+    return max(1, min(cores, 8 if device == "cuda" else 4))
+
+
+# ------------------------------------------------------------------------------------ judge
+def judge_command(
+    challenge_dir: Path,
+    solution: Path,
+    device: Optional[str],
+    perf: bool,
+    timeout: float,
+    json_out: Optional[Path],
+    seed: int,
+    arch: Optional[str],
+    rerun: bool,
+    specs_dir: Path,
+    console: Any,
+) -> int:
+    from generator.judge.plan import case_names_from_spec
+    from generator.judge.runner import Job, judge
+    from generator.judge.toolchains import target_for
+    from generator.languages import for_file
+
+    if not (challenge_dir / "challenge.py").is_file():
+        raise CommandError(f"{challenge_dir}: no challenge.py here")
+    if not solution.is_file():
+        raise CommandError(f"{solution}: no such file")
+    language = for_file(solution.name)
+    if language is None:
+        raise CommandError(
+            f"{solution.name}: unknown language; name it *.cu, *.mojo, *.pytorch.py, "
+            "*.triton.py, *.jax.py or *.cute.py"
+        )
+    if timeout <= 0:
+        raise CommandError("--timeout must be positive")
+    device = _device(device)
+    spec = specs_dir / f"{challenge_dir.resolve().name}.yaml"
+    job = Job(
+        challenge_dir=challenge_dir,
+        source=solution,
+        language=language.key,
+        device=device,
+        perf=perf,
+        timeout=timeout,
+        seed=seed,
+        target=target_for(language.key, arch if language.key != "cute" else None),
+        case_names=case_names_from_spec(spec) if spec.is_file() else None,
+    )
+    result = judge(job, Cache(reuse=not rerun))
+    print_result(result, console)
+    if json_out is not None:
+        from generator.judge.report import write_json
+
+        write_json(json_out, result)
+    return V.exit_code(result["verdict"])
+
+
+def print_result(result: Dict[str, Any], console: Any) -> None:
+    from rich.table import Table
+
+    if result.get("cases"):
+        table = Table(show_header=True)
+        for name in ("Case", "Verdict", "Max abs err", "Max rel err", "Seconds"):
+            table.add_column(name)
+        for case in result["cases"]:
+            table.add_row(
+                case["name"],
+                case.get("verdict", ""),
+                f"{case['max_abs']:.2e}" if "max_abs" in case else "",
+                f"{case['max_rel']:.2e}" if "max_rel" in case else "",
+                f"{case.get('seconds', 0):.3f}",
+            )
+        console.print(table)
+    perf = result.get("perf")
+    if perf:
+        line = (
+            f"performance: median {perf['median_ms']:.4f} ms, min {perf['min_ms']:.4f} ms, "
+            f"spread {perf['spread']:.1%} over {perf['reps']} reps ({perf['clock']})"
+        )
+        if perf.get("gbps"):
+            line += f"; {perf['gbps']:.0f} GB/s"
+        if perf.get("pct_of_copy"):
+            line += f" = {perf['pct_of_copy']:.1f}% of copy ({perf['copy_gbps']:.0f} GB/s)"
+        console.print(line, markup=False)
+        if perf.get("note"):
+            console.print(f"note: {perf['note']}", markup=False)
+    if result["verdict"] not in (V.PASS, V.BUILT) and result.get("detail"):
+        console.print(result["detail"].rstrip()[-3000:], markup=False)
+    cached = " (cached)" if result.get("cached") else ""
+    console.print(
+        f"{result['verdict']}: {result['message']}{cached} [{result['source']}]", markup=False
+    )
+
+
+# ------------------------------------------------------------------------------------- test
+@dataclass
+class TestArgs:
+    specs: List[str]
+    device: Optional[str]
+    perf: bool
+    build_only: bool
+    out: Optional[Path]
+    prebuilt: Optional[Path]
+    json_out: Optional[Path]
+    markdown_out: Optional[Path]
+    jobs: Optional[int]
+    timeout: float
+    seed: int
+    arch: Optional[str]
+    rerun: bool
+    specs_dir: Path
+    tree_dir: Path
+    solutions_dir: Path
+    title: str = "chgen test"
+    perf_options: Dict[str, Any] = field(default_factory=dict)
+    deadline_s: Optional[float] = None  # no job is timed after this many seconds
+    #: every seed a solution must pass (the first also times it); None: just `seed`
+    seeds: Optional[List[int]] = None
+    #: only these job kinds (starter, solution, baseline, mutant, ...); empty: all
+    kinds: List[str] = field(default_factory=list)
+
+
+def parse_seeds(text: Optional[str], seed: int) -> Optional[List[int]]:
+    """`--seeds 0,1,2,3,4` (a list) or `--seeds 5` (five seeds from --seed on)."""
+    if text is None or not text.strip():
+        return None
+    try:
+        if "," in text:
+            seeds = [int(part) for part in text.split(",") if part.strip()]
+        else:
+            count = int(text)
+            if count < 1:
+                raise CommandError("--seeds takes a count >= 1 or a list such as 0,1,2")
+            seeds = list(range(seed, seed + count))
+    except ValueError:
+        raise CommandError(f"--seeds {text!r}: give a count (5) or a list (0,1,2,3,4)") from None
+    if not seeds or len(set(seeds)) != len(seeds):
+        raise CommandError(f"--seeds {text!r}: the seeds must be distinct")
+    return seeds
+
+
+def live_plan(args: TestArgs, cache: Cache) -> Any:
+    from generator.judge.plan import PlanError, plan_from_specs, resolve_specs
+
+    try:
+        paths = resolve_specs(args.specs, args.specs_dir)
+        return plan_from_specs(paths, args.tree_dir, args.solutions_dir, cache.root / "plan")
+    except PlanError as exc:
+        raise CommandError(str(exc)) from None
+
+
+def test_command(args: TestArgs, console: Any, err: Any) -> int:
+    from generator.judge.bundle import BundleError, build_bundle, load_bundle
+
+    if args.build_only and args.prebuilt:
+        raise CommandError("--build-only and --prebuilt exclude each other")
+    if args.build_only and args.out is None:
+        raise CommandError("--build-only needs --out DIR")
+    if args.timeout <= 0:
+        raise CommandError("--timeout must be positive")
+    cache = Cache(reuse=not args.rerun)
+    if args.build_only:
+        plan = live_plan(args, cache)
+        jobs = args.jobs or default_jobs("cpu")
+
+        def progress(pj: Any, done: int, total: int) -> None:
+            state = "ok" if (pj.build or {}).get("ok") else "FAILED"
+            err.print(f"[{done}/{total}] build {pj.id}: {state}", markup=False)
+
+        try:
+            bundle, size = build_bundle(plan, args.out, cache, args.arch, jobs, progress)
+        except BundleError as exc:
+            raise CommandError(str(exc)) from None
+        return report_builds(bundle, args.out, size, console)
+
+    device = _device(args.device)
+    mojo_runtime = None
+    if args.prebuilt:
+        try:
+            plan, mojo_runtime = load_bundle(args.prebuilt, cache)
+        except BundleError as exc:
+            raise CommandError(str(exc)) from None
+        if args.specs:
+            wanted = set(args.specs)
+            plan.jobs = [
+                j for j in plan.jobs if j.challenge in wanted or j.challenge.split("_")[0] in wanted
+            ]
+            if not plan.jobs:
+                raise CommandError(f"the bundle has no jobs for {', '.join(wanted)}")
+    else:
+        plan = live_plan(args, cache)
+    if args.kinds:
+        plan.jobs = [j for j in plan.jobs if j.kind in args.kinds]
+        if not plan.jobs:
+            raise CommandError(f"no job of kind {', '.join(args.kinds)}")
+    report = run_suite(plan, args, device, mojo_runtime, cache, console, err, args.title)
+    json_out = args.json_out or DEFAULT_REPORT
+    from generator.judge.report import markdown, write_json
+
+    write_json(json_out, report)
+    console.print(f"report: {json_out}", markup=False)
+    if args.markdown_out is not None:
+        args.markdown_out.parent.mkdir(parents=True, exist_ok=True)
+        args.markdown_out.write_text(markdown(report))
+        console.print(f"markdown: {args.markdown_out}", markup=False)
+    summary = report["summary"]
+    return 0 if not summary["failed"] and not summary["proof_failures"] else 1
+
+
+def run_suite(
+    plan: Any,
+    args: TestArgs,
+    device: str,
+    mojo_runtime: Optional[Path],
+    cache: Cache,
+    console: Any,
+    err: Any,
+    title: str = "chgen test",
+) -> Dict[str, Any]:
+    from generator.judge.proofs import all_failures, all_warnings, collect, print_proofs
+    from generator.judge.report import copy_bandwidth, print_table
+    from generator.judge.suite import SuiteOptions, run_plan, summary
+
+    def progress(result: Dict[str, Any], done: int, total: int) -> None:
+        cached = ", cached" if result.get("cached") else ""
+        err.print(
+            f"[{done}/{total}] {result['id']}: {result['verdict']} "
+            f"({result.get('seconds', 0):.1f} s{cached})",
+            markup=False,
+        )
+
+    seeds = args.seeds or [args.seed]
+    options = SuiteOptions(
+        device=device,
+        perf=args.perf,
+        jobs=args.jobs or default_jobs(device),
+        timeout=args.timeout,
+        seed=seeds[0],
+        extra_seeds=seeds[1:],
+        arch=args.arch,
+        mojo_runtime=mojo_runtime,
+        perf_options=args.perf_options,
+        progress=progress,
+    )
+    started = time.time()
+    if args.deadline_s is not None:
+        options.deadline = started + args.deadline_s
+    rows = run_plan(plan, options, cache)
+    print_table(rows, console, title)
+    proofs = collect(plan, rows)
+    print_proofs(proofs, console)
+    built_with = (plan.meta.get("build_machine") or {}) if args.prebuilt else {}
+    result_summary = summary(rows, started)
+    result_summary["proof_failures"] = all_failures(proofs)
+    result_summary["proof_warnings"] = all_warnings(proofs)
+    return {
+        "meta": {
+            "title": title,
+            "date": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
+            "device": device,
+            "perf": args.perf,
+            "seed": seeds[0],
+            "seeds": seeds,
+            "machine": machine_facts(),
+            "mojo_build": built_with.get("mojo") or machine_facts().get("mojo"),
+            "copy_gbps": copy_bandwidth(rows),
+            "prebuilt": str(args.prebuilt) if args.prebuilt else None,
+        },
+        "rows": rows,
+        "proofs": proofs,
+        "summary": result_summary,
+    }
+
+
+def report_builds(bundle: Any, out: Path, size: int, console: Any) -> int:
+    failed = [
+        pj for pj in bundle.jobs if not (pj.build or {}).get("ok") and pj.expect != V.BUILD_ERROR
+    ]
+    for pj in failed:
+        message = (pj.build or {}).get("message", "").strip().splitlines()
+        console.print(f"build FAILED {pj.id}: {message[0] if message else ''}", markup=False)
+    console.print(
+        f"bundle {out}/: {len(bundle.jobs)} job(s), {size / 1e6:.1f} MB; run it with "
+        f"'chgen test --prebuilt {out}'",
+        markup=False,
+    )
+    return 1 if failed else 0

@@ -1,0 +1,274 @@
+"""What `chgen test` judges: every starter, every solution, the spec's baselines and mutants.
+
+A plan is made from the specs (this needs the spec model, hence pydantic) and can be written as
+plain JSON (plan.json in a prebuilt bundle), so that a machine without pydantic runs the same plan:
+it carries everything the spec-level proofs need (tolerances, mutants with their expected catching
+cases, the float64 oracle, the accuracy floor).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Dict, List, Optional
+
+from generator.languages import LANGUAGES
+
+PLAN_VERSION = 2
+#: Baselines may compile on their first call (torch.compile on a cold machine).
+BASELINE_TIMEOUT = 240.0
+
+
+@dataclass
+class PlanJob:
+    id: str  # "<challenge>/<kind>/<name>/<language>"
+    challenge: str  # key into Plan.challenges (the challenge's directory name)
+    kind: str  # starter | solution | baseline | mutant | hostile
+    name: str  # variant, baseline name, hostile case, or "starter"
+    language: str
+    source: str  # path; relative to the bundle folder inside plan.json
+    expect: str  # pass | not_pass | baseline | caught | verdict names joined by |
+    perf: bool = False  # timed under --perf
+    functional: bool = True  # baselines are timed only
+    timeout: Optional[float] = None
+    target: Optional[str] = None
+    artifact: Optional[str] = None  # bundle: the built .so
+    build: Optional[Dict[str, Any]] = None  # bundle: the build record
+    priority: int = 2  # timing order when time is short: lower first
+
+
+@dataclass
+class PlanChallenge:
+    key: str
+    dir: str  # the challenge folder (holding challenge.py); relative inside plan.json
+    case_names: List[str] = field(default_factory=list)
+    min_bytes: Optional[float] = None
+    perf_scalars: Dict[str, Any] = field(default_factory=dict)
+    notes: List[str] = field(default_factory=list)
+    atol: Optional[float] = None
+    rtol: Optional[float] = None
+    #: {name, mistake, code, caught_by (expected case names or None)}, in spec order
+    mutants: List[Dict[str, Any]] = field(default_factory=list)
+    #: {forward, grad_output, gradients} or {code}: the float64 ground truth
+    oracle: Optional[Dict[str, Any]] = None
+    #: {output, baseline, factor, min_elements}
+    accuracy_floor: Optional[Dict[str, Any]] = None
+
+
+@dataclass
+class Plan:
+    challenges: Dict[str, PlanChallenge]
+    jobs: List[PlanJob]
+    meta: Dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> Dict[str, Any]:
+        return {
+            "version": PLAN_VERSION,
+            "meta": self.meta,
+            "challenges": {k: asdict(v) for k, v in self.challenges.items()},
+            "jobs": [asdict(j) for j in self.jobs],
+        }
+
+    @classmethod
+    def from_json(cls, data: Dict[str, Any]) -> "Plan":
+        if data.get("version") != PLAN_VERSION:
+            raise ValueError(
+                f"plan version {data.get('version')!r}; this chgen reads {PLAN_VERSION}"
+            )
+        challenges = {k: PlanChallenge(**v) for k, v in data["challenges"].items()}
+        return cls(challenges, [PlanJob(**j) for j in data["jobs"]], data.get("meta", {}))
+
+    def write(self, path: Path) -> None:
+        path.write_text(json.dumps(self.to_json(), indent=1) + "\n")
+
+
+class PlanError(Exception):
+    """The specs or the folders named on the command line do not make a plan."""
+
+
+def slugify(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_") or "baseline"
+
+
+def resolve_specs(args: List[str], specs_dir: Path) -> List[Path]:
+    """Spec files for `142`, `142_rms_norm_backward`, or a path; all specs when none is given."""
+    from generator.naming import SPEC_NAME_RE
+    from generator.spec.loader import find_specs
+
+    available = find_specs(specs_dir) if specs_dir.is_dir() else []
+    if not args:
+        if not available:
+            raise PlanError(f"no specs found in {specs_dir}/")
+        return available
+    picked = []
+    for arg in args:
+        path = Path(arg)
+        if path.suffix in (".yaml", ".yml"):
+            if not path.is_file():
+                raise PlanError(f"no such spec file: {arg}")
+            picked.append(path)
+            continue
+        matches = [
+            p for p in available if SPEC_NAME_RE.match(p.name).group(1) == arg or p.stem == arg
+        ]
+        if not matches:
+            raise PlanError(f"no spec in {specs_dir}/ matches {arg!r}")
+        picked.extend(matches)
+    return picked
+
+
+def case_names_from_spec(spec_path: Path) -> List[str]:
+    """Functional case names from a spec file, read as plain YAML (no spec model needed)."""
+    import yaml
+
+    try:
+        data = yaml.safe_load(spec_path.read_text(encoding="utf-8"))
+        return [str(case["name"]) for case in data.get("functional", [])]
+    except (OSError, yaml.YAMLError, KeyError, TypeError, AttributeError):
+        return []
+
+
+def plan_from_specs(
+    spec_paths: List[Path], tree_dir: Path, solutions_dir: Path, work_dir: Path
+) -> Plan:
+    """Starters from the generated tree, solutions from solutions/<id>_<slug>/<variant>/, and the
+    spec's baselines written out as PyTorch files under `work_dir`."""
+    from generator.pipeline import load_all
+    from generator.spec.loader import eval_size_expression
+
+    loaded = load_all(spec_paths, Path.cwd())
+    challenges: Dict[str, PlanChallenge] = {}
+    jobs: List[PlanJob] = []
+    for item in loaded:
+        spec = item.spec
+        key = spec.dir_name
+        folder = tree_dir / "challenges" / spec.difficulty / key
+        scalars = {**spec.defaults.scalars, **spec.performance.scalars}
+        try:
+            min_bytes = float(eval_size_expression(spec.performance.min_bytes, scalars))
+        except ValueError as exc:
+            raise PlanError(f"{item.display}: performance.min_bytes: {exc}") from None
+        challenges[key] = PlanChallenge(
+            key,
+            str(folder),
+            [c.name for c in spec.functional],
+            min_bytes,
+            scalars,
+            atol=spec.atol,
+            rtol=spec.rtol,
+            mutants=[m.model_dump() for m in spec.mutants],
+            oracle=spec.oracle.model_dump(exclude_none=True) if spec.oracle else None,
+            accuracy_floor=spec.accuracy_floor.model_dump() if spec.accuracy_floor else None,
+        )
+        for lang in LANGUAGES:
+            source = folder / "starter" / lang.starter_name
+            jobs.append(
+                PlanJob(
+                    id=f"{key}/starter/{lang.key}",
+                    challenge=key,
+                    kind="starter",
+                    name="starter",
+                    language=lang.key,
+                    source=str(source),
+                    expect="not_pass",
+                )
+            )
+        variants = sorted(p for p in (solutions_dir / key).glob("*") if p.is_dir())
+        for variant in variants:
+            for lang in LANGUAGES:
+                source = variant / lang.solution_name
+                if source.is_file():
+                    jobs.append(
+                        PlanJob(
+                            id=f"{key}/solution/{variant.name}/{lang.key}",
+                            challenge=key,
+                            kind="solution",
+                            name=variant.name,
+                            language=lang.key,
+                            source=str(source),
+                            expect="pass",
+                            perf=True,
+                            priority=0 if variant.name == "optimized" else 2,
+                        )
+                    )
+        for baseline in spec.performance.baselines:
+            slug = slugify(baseline.name)
+            path = work_dir / "baselines" / key / f"{slug}.pytorch.py"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(baseline.code)
+            jobs.append(
+                PlanJob(
+                    id=f"{key}/baseline/{slug}/pytorch",
+                    challenge=key,
+                    kind="baseline",
+                    name=baseline.name,
+                    language="pytorch",
+                    source=str(path),
+                    expect="baseline",
+                    perf=True,
+                    functional=False,
+                    timeout=BASELINE_TIMEOUT,
+                    priority=1,
+                )
+            )
+        for mutant in spec.mutants:
+            path = work_dir / "mutants" / key / f"{slugify(mutant.name)}.pytorch.py"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(mutant.code)
+            jobs.append(
+                PlanJob(
+                    id=f"{key}/mutant/{mutant.name}/pytorch",
+                    challenge=key,
+                    kind="mutant",
+                    name=mutant.name,
+                    language="pytorch",
+                    source=str(path),
+                    expect="caught",
+                )
+            )
+    return Plan(challenges, jobs)
+
+
+#: Languages that only build where there is no GPU (see runner.modes_for).
+BUILD_ONLY_ON_CPU = ("cuda", "mojo", "cute")
+
+
+def jobs_from_catalogue(path: Path, device: str) -> List[PlanJob]:
+    """Extra files with the verdict each must get (e.g. a catalogue of hostile solutions).
+
+    The YAML names a `challenge` (a plan key) and `cases`: {file, expect, devices, timeout},
+    files relative to the catalogue. On the CPU, CUDA/Mojo/CuTe files that build must end in
+    `built`; entries not meant for `device` are left out."""
+    import yaml
+
+    from generator.languages import for_file
+
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    challenge = data["challenge"]
+    jobs = []
+    for entry in data["cases"]:
+        if device not in entry.get("devices", ["cpu", "cuda"]):
+            continue
+        source = path.parent / entry["file"]
+        language = for_file(source.name)
+        if language is None:
+            raise PlanError(f"{path}: {entry['file']}: unknown language")
+        expect = str(entry["expect"])
+        if device == "cpu" and language.key in BUILD_ONLY_ON_CPU and expect != "build_error":
+            expect = "built"
+        name = source.name.split(".")[0]
+        jobs.append(
+            PlanJob(
+                id=f"{challenge}/hostile/{name}/{language.key}",
+                challenge=challenge,
+                kind="hostile",
+                name=name,
+                language=language.key,
+                source=str(source),
+                expect=expect,
+                timeout=entry.get("timeout"),
+            )
+        )
+    return jobs

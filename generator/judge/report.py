@@ -1,0 +1,148 @@
+"""Reports: one rich table for the terminal, JSON for tools, Markdown for results files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Dict, List, Optional
+
+from generator.judge import verdicts as V
+
+COLUMNS = (
+    "Challenge",
+    "Kind",
+    "Name",
+    "Language",
+    "Verdict",
+    "OK",
+    "Cases",
+    "Seeds",
+    "Max rel err",
+    "Time s",
+    "Median ms",
+    "Min ms",
+    "Spread",
+    "GB/s",
+    "% copy",
+)
+#: The terminal table leaves out what the Markdown and JSON reports keep.
+TERMINAL_COLUMNS = tuple(c for c in COLUMNS if c not in ("Min ms", "Spread"))
+RIGHT = ("Cases", "Seeds", "Max rel err", "Time s", "Median ms", "Min ms", "Spread", "GB/s", "% copy")
+
+
+def _num(value: Optional[float], fmt: str) -> str:
+    return "" if value is None else format(value, fmt)
+
+
+def cells(row: Dict[str, Any]) -> Dict[str, str]:
+    perf = row.get("perf") or {}
+    cases = f"{row['cases_passed']}/{row['cases']}" if row["cases"] else ""
+    if row["kind"] == "mutant" and row["cases"]:
+        cases = f"caught {row['cases'] - row['cases_passed']}/{row['cases']}"
+    if row.get("skipped"):
+        cases += f" (+{row['skipped']} skipped)"
+    seeds = row.get("seeds") or []
+    passed = sum(1 for s in seeds if s.get("verdict") == V.PASS)
+    return {
+        "Challenge": row["challenge"].split("_")[0],
+        "Kind": row["kind"],
+        "Name": row["name"],
+        "Language": row["language"],
+        "Verdict": row["verdict"],
+        "OK": "yes" if row["ok"] else "NO",
+        "Cases": cases,
+        "Seeds": f"{passed}/{len(seeds)}" if len(seeds) > 1 else "",
+        "Max rel err": _num(row.get("max_rel"), ".1e"),
+        "Time s": _num(row.get("seconds"), ".1f"),
+        "Median ms": _num(perf.get("median_ms"), ".4f"),
+        "Min ms": _num(perf.get("min_ms"), ".4f"),
+        "Spread": _num(perf.get("spread"), ".1%") if perf else "",
+        "GB/s": _num(perf.get("gbps"), ".0f"),
+        "% copy": _num(perf.get("pct_of_copy"), ".1f"),
+    }
+
+
+def print_table(rows: List[Dict[str, Any]], console: Any, title: str = "") -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=title or None, show_lines=False)
+    for name in TERMINAL_COLUMNS:
+        table.add_column(name, justify="right" if name in RIGHT else "left", no_wrap=True)
+    for row in rows:
+        values = cells(row)
+        style = None if row["ok"] else "bold red"
+        table.add_row(*(values[name] for name in TERMINAL_COLUMNS), style=style)
+    # Never squeeze the table into an 80-column pipe; a narrow terminal wraps instead.
+    wide = Console(file=console.file, width=max(console.width, 150), highlight=False)
+    wide.print(table)
+    for row in rows:
+        if row["ok"] and row["kind"] == "mutant":
+            continue  # its catching cases are in the mutant table
+        if not row["ok"] or (row["verdict"] not in (V.PASS, V.BUILT) and row["message"]):
+            mark = "ok  " if row["ok"] else "FAIL"
+            console.print(f"{mark} {row['id']}: {row['verdict']}: {row['message']}", markup=False)
+
+
+def markdown(report: Dict[str, Any]) -> str:
+    meta = report.get("meta", {})
+    machine = meta.get("machine", {})
+    packages = machine.get("packages", {})
+    lines = [f"# {meta.get('title', 'chgen judge run')}", ""]
+    facts = [
+        ("Date", meta.get("date")),
+        ("Device", meta.get("device")),
+        ("GPU", machine.get("gpu")),
+        ("Driver", machine.get("driver")),
+        ("nvcc", machine.get("nvcc")),
+        ("Python", packages.get("python")),
+        ("torch", packages.get("torch")),
+        ("triton", packages.get("triton")),
+        ("jax", packages.get("jax")),
+        ("CuTe DSL", meta.get("cute_dsl") or packages.get("nvidia-cutlass-dsl")),
+        ("Mojo (build)", meta.get("mojo_build")),
+        ("Copy bandwidth", meta.get("copy_gbps") and f"{meta['copy_gbps']:.0f} GB/s"),
+    ]
+    lines += [f"- {name}: {value}" for name, value in facts if value]
+    seeds = meta.get("seeds") or []
+    if len(seeds) > 1:
+        lines.append(f"- Seeds: {', '.join(str(s) for s in seeds)} (timing: seed {seeds[0]})")
+    summary = report.get("summary", {})
+    if summary:
+        lines.append(
+            f"- Result: {summary.get('ok')}/{summary.get('jobs')} as expected "
+            f"in {summary.get('seconds')} s"
+        )
+        if summary.get("proof_failures"):
+            lines.append(f"- Spec-level proofs: {len(summary['proof_failures'])} failure(s)")
+    lines += ["", "| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
+    for row in report.get("rows", []):
+        values = cells(row)
+        lines.append("| " + " | ".join(values[c].replace("|", "\\|") for c in COLUMNS) + " |")
+    seen = [v for v in V.MEANING if any(r["verdict"] == v for r in report.get("rows", []))]
+    lines += ["", "Verdicts:", ""] + [f"- `{v}`: {V.MEANING[v]}" for v in seen]
+    notes = [r for r in report.get("rows", []) if r["verdict"] not in (V.PASS, V.BUILT)]
+    if notes:
+        lines += ["", "Messages:", ""]
+        for row in notes:
+            message = row["message"].replace("\n", " ")
+            lines.append(f"- `{row['id']}` ({row['verdict']}): {message}")
+    proofs = report.get("proofs") or {}
+    if proofs:
+        from generator.judge.proofs import markdown_proofs
+
+        lines += ["", "## Spec-level proofs", ""]
+        for key, entry in proofs.items():
+            lines += markdown_proofs(key, entry)
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def write_json(path: Path, report: Dict[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(report, indent=1, default=str) + "\n")
+
+
+def copy_bandwidth(rows: List[Dict[str, Any]]) -> Optional[float]:
+    """The median of the copy bandwidths the timed workers measured."""
+    values = sorted(r["perf"]["copy_gbps"] for r in rows if (r.get("perf") or {}).get("copy_gbps"))
+    return values[len(values) // 2] if values else None

@@ -1,0 +1,420 @@
+"""The parent side: build (cached), start a worker per solution, watch it, classify how it ended.
+
+The parent never imports torch or the challenge. It reads the worker's result file while waiting:
+that file names the running phase, when it began and how long it may take, so a hung case is
+killed (its whole process group) and reported as a timeout of that case. A worker that dies without
+a final verdict is a crash: by signal (SIGSEGV, SIGABRT, ...) or by an unexpected exit, including
+`os._exit` called by the solution.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Dict, List, Optional
+
+from generator.judge import verdicts as V
+from generator.judge.cache import PACKAGE_ROOT, Cache, file_sha, judge_sha, key_of, sources_sha
+from generator.judge.toolchains import MOJO_ENV, gpus, package_versions, tool_version
+from generator.languages import BY_KEY
+from generator.languages.base import BuildError
+
+#: Languages whose artifacts are compiled ahead (everything else is imported from source).
+NATIVE = ("cuda", "mojo")
+#: Languages that can run on the CPU (Triton through its interpreter).
+CPU_RUNNABLE = ("pytorch", "jax", "triton")
+#: Largest case (total tensor elements) the Triton interpreter is given on the CPU.
+INTERPRETER_MAX_ELEMENTS = 100_000
+LOG_TAIL = 3000
+
+
+@dataclass
+class Job:
+    """One solution file to judge against one challenge."""
+
+    challenge_dir: Path
+    source: Path
+    language: str
+    device: str = "cpu"
+    perf: bool = False
+    functional: bool = True
+    timeout: float = 60.0
+    startup_timeout: float = 300.0
+    seed: int = 0
+    target: Optional[str] = None
+    artifact: Optional[Path] = None  # prebuilt (for native languages)
+    prebuilt_build: Optional[Dict[str, Any]] = None  # the bundle's build record
+    case_names: Optional[List[str]] = None
+    max_case_elements: Optional[int] = None
+    min_bytes: Optional[float] = None
+    perf_options: Dict[str, Any] = field(default_factory=dict)
+    mojo_runtime: Optional[Path] = None
+    band_bytes: int = 64 * 1024
+    extra_seeds: List[int] = field(default_factory=list)  # correctness only, after `seed`
+    oracle: Optional[Dict[str, Any]] = None  # the spec's float64 oracle (plan JSON)
+    accuracy_floor: Optional[Dict[str, Any]] = None  # the spec's floor (plan JSON)
+    mutant: bool = False  # a known mistake: every functional case, none stopping the job
+
+
+@dataclass
+class BuildOutcome:
+    ok: bool
+    artifact: Optional[Path]
+    message: str = ""
+    seconds: float = 0.0
+    cached: bool = False
+    toolchain_missing: bool = False
+
+    def to_json(self) -> Dict[str, Any]:
+        return {
+            "ok": self.ok,
+            "message": self.message,
+            "seconds": round(self.seconds, 3),
+            "cached": self.cached,
+        }
+
+
+def display(path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
+def toolchain_id(language: str) -> Any:
+    if language == "cuda":
+        return tool_version("nvcc")
+    if language == "mojo":
+        return tool_version("mojo")
+    return package_versions()["python"]
+
+
+def build_key(language: str, source: Path, target: Optional[str]) -> str:
+    recipe = sources_sha(
+        (f"languages/{language}.py", "languages/cuda.py", "judge/cache.py", "judge/runner.py")
+    )
+    return key_of(
+        {
+            "language": language,
+            "source": file_sha(source),
+            "target": target,
+            "toolchain": toolchain_id(language),
+            "recipe": recipe,
+        }
+    )
+
+
+def build(language: str, source: Path, target: Optional[str], cache: Cache) -> BuildOutcome:
+    """Compile (native) or syntax-check (Python) a source, through the build cache."""
+    adapter = BY_KEY[language]
+    if language not in NATIVE:
+        started = time.perf_counter()
+        try:
+            adapter.build(source, source.parent, target)
+        except BuildError as exc:
+            return BuildOutcome(False, None, str(exc), time.perf_counter() - started)
+        return BuildOutcome(True, source, "", time.perf_counter() - started)
+    if toolchain_id(language) is None:
+        tool = "nvcc" if language == "cuda" else "mojo"
+        return BuildOutcome(False, None, f"{tool} not found", toolchain_missing=True)
+    key = build_key(language, source, target)
+    with cache.lock(key):
+        record = cache.read_build(key)
+        if record is not None:
+            artifact = cache.build_dir(key) / "solution.so" if record["ok"] else None
+            if artifact is None or artifact.is_file():
+                return BuildOutcome(
+                    record["ok"], artifact, record["message"], record["seconds"], cached=True
+                )
+        workdir = cache.new_build_dir()
+        started = time.perf_counter()
+        try:
+            adapter.build(source, workdir, target)
+            ok, message = True, ""
+        except BuildError as exc:
+            ok, message = False, str(exc)
+        except FileNotFoundError as exc:
+            return BuildOutcome(False, None, str(exc), toolchain_missing=True)
+        seconds = time.perf_counter() - started
+        record = {"ok": ok, "message": message, "seconds": seconds, "target": target}
+        record["toolchain"] = toolchain_id(language)
+        final = cache.commit_build(key, workdir, record)
+        return BuildOutcome(ok, final / "solution.so" if ok else None, message, seconds)
+
+
+def first_line(text: str) -> str:
+    for line in text.splitlines():
+        if line.strip():
+            return line.strip()[:300]
+    return ""
+
+
+def result_for(job: Job, verdict: str, message: str, detail: str = "") -> Dict[str, Any]:
+    return {
+        "verdict": verdict,
+        "message": message,
+        "detail": detail,
+        "cases": [],
+        "skipped": [],
+        "seeds": [],
+        "perf": None,
+        "language": job.language,
+        "source": display(job.source),
+        "challenge": job.challenge_dir.name,
+        "device": job.device,
+        "cached": False,
+    }
+
+
+def judge(job: Job, cache: Optional[Cache] = None) -> Dict[str, Any]:
+    """Build and run one job; always returns a result (never raises for a solution's fault)."""
+    cache = cache or Cache()
+    started = time.perf_counter()
+    if job.language not in BY_KEY:
+        return result_for(job, V.JUDGE_ERROR, f"unknown language {job.language!r}")
+    if not job.source.is_file():
+        return result_for(job, V.JUDGE_ERROR, f"no such file: {display(job.source)}")
+    outcome = _build_for(job, cache)
+    if outcome.toolchain_missing:
+        result = result_for(job, V.JUDGE_ERROR, outcome.message)
+    elif not outcome.ok:
+        result = result_for(job, V.BUILD_ERROR, first_line(outcome.message), outcome.message)
+    elif job.device == "cpu" and job.language in NATIVE:
+        result = result_for(job, V.BUILT, f"compiled for {job.target}; a GPU is needed to run it")
+    else:
+        result = _run(job, outcome.artifact, cache)
+    result["build"] = outcome.to_json()
+    result["seconds"] = round(time.perf_counter() - started, 3)
+    return result
+
+
+def _build_for(job: Job, cache: Cache) -> BuildOutcome:
+    if job.prebuilt_build is not None:
+        record = job.prebuilt_build
+        artifact = job.artifact if record.get("ok") else None
+        if record.get("ok") and job.language in NATIVE and not (artifact and artifact.is_file()):
+            message = f"prebuilt artifact missing: {artifact}"
+            return BuildOutcome(False, None, message, toolchain_missing=True)
+        return BuildOutcome(
+            bool(record.get("ok")),
+            artifact or (job.source if record.get("ok") else None),
+            record.get("message", ""),
+            float(record.get("seconds", 0.0)),
+            cached=True,
+            toolchain_missing=bool(record.get("toolchain_missing")),
+        )
+    return build(job.language, job.source, job.target, cache)
+
+
+def modes_for(job: Job) -> List[str]:
+    if job.device == "cpu" and job.language == "cute":
+        return ["compile"]
+    if job.mutant:
+        return ["mutant"]
+    modes = ["functional"] if job.functional else []
+    if job.perf and not (job.device == "cpu" and job.language == "triton"):
+        modes.append("perf")
+    return modes
+
+
+def run_key(job: Job, artifact: Path, modes: List[str]) -> str:
+    challenge = job.challenge_dir / "challenge.py"
+    core = [p / "core" / "challenge_base.py" for p in job.challenge_dir.resolve().parents]
+    core_file = next((p for p in core if p.is_file()), None)
+    return key_of(
+        {
+            "language": job.language,
+            "artifact": file_sha(artifact),
+            "challenge": file_sha(challenge) if challenge.is_file() else None,
+            "core": file_sha(core_file) if core_file else None,
+            "device": job.device,
+            "gpu": [(g["name"], g["driver"]) for g in gpus()] if job.device != "cpu" else None,
+            "packages": package_versions(),
+            "cute_site": os.environ.get("CHGEN_CUTE_SITE"),
+            "seed": job.seed,
+            "modes": modes,
+            "target": job.target,
+            "case_names": job.case_names,
+            "max_case_elements": job.max_case_elements,
+            "min_bytes": job.min_bytes,
+            "perf_options": job.perf_options,
+            "band": job.band_bytes,
+            "extra_seeds": job.extra_seeds,
+            "oracle": job.oracle,
+            "accuracy_floor": job.accuracy_floor,
+            "judge": judge_sha(),
+        }
+    )
+
+
+def worker_env(job: Job, modes: List[str]) -> Dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(PACKAGE_ROOT.parent)] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
+    )
+    env.update(MOJO_ENV)
+    env["PYTHONUNBUFFERED"] = "1"
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    # JAX and torch share the GPU: JAX must not reserve most of its memory up front.
+    env["XLA_PYTHON_CLIENT_PREALLOCATE"] = "false"
+    if job.device == "cpu":
+        env["JAX_PLATFORMS"] = "cpu"
+        env["CUDA_VISIBLE_DEVICES"] = ""
+        if job.language == "triton":
+            env["TRITON_INTERPRET"] = "1"
+    if "compile" in modes and job.target:
+        env["CUTE_DSL_ARCH"] = job.target
+    return env
+
+
+def _run(job: Job, artifact: Path, cache: Cache) -> Dict[str, Any]:
+    modes = modes_for(job)
+    if job.device == "cpu" and job.language == "triton" and job.max_case_elements is None:
+        job = dataclasses.replace(job, max_case_elements=INTERPRETER_MAX_ELEMENTS)
+    key = run_key(job, artifact, modes)
+    cached = cache.read_run(key)
+    if cached is not None:
+        cached["cached"] = True
+        return cached
+    result = run_worker(job, artifact, modes)
+    if job.perf and "perf" not in modes and result["verdict"] == V.PASS:
+        result["message"] += "; not timed (the Triton interpreter is no measure of speed)"
+    if result["verdict"] not in (V.TIMEOUT, V.JUDGE_ERROR):
+        cache.write_run(key, result)
+    return result
+
+
+def run_worker(job: Job, artifact: Path, modes: List[str]) -> Dict[str, Any]:
+    with tempfile.TemporaryDirectory(prefix="chgen-judge-") as tmp:
+        rundir = Path(tmp)
+        result_path = rundir / "result.json"
+        payload = {
+            "challenge_dir": str(job.challenge_dir.resolve()),
+            "language": job.language,
+            "artifact": str(artifact.resolve()),
+            "source": str(job.source.resolve()),
+            "device": job.device,
+            "modes": modes,
+            "seed": job.seed,
+            "timeout": job.timeout,
+            "startup_timeout": job.startup_timeout,
+            "target": job.target,
+            "case_names": job.case_names,
+            "max_case_elements": job.max_case_elements,
+            "min_bytes": job.min_bytes,
+            "perf_options": job.perf_options,
+            "mojo_runtime": str(job.mojo_runtime) if job.mojo_runtime else None,
+            "band_bytes": job.band_bytes,
+            "extra_seeds": job.extra_seeds,
+            "oracle": job.oracle,
+            "accuracy_floor": job.accuracy_floor,
+            "result_path": str(result_path),
+        }
+        job_path = rundir / "job.json"
+        job_path.write_text(json.dumps(payload, indent=1))
+        with open(rundir / "stdout.log", "wb") as out, open(rundir / "stderr.log", "wb") as err:
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "generator.judge.worker", str(job_path)],
+                cwd=str(rundir),
+                env=worker_env(job, modes),
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=err,
+                start_new_session=True,
+            )
+            killed = _watch(proc, result_path, job.startup_timeout)
+        state = _read(result_path) or {}
+        logs = _tail(rundir / "stderr.log") + _tail(rundir / "stdout.log")
+        result = result_for(job, V.CRASH, "")
+        for name in ("cases", "skipped", "seeds", "perf", "env"):
+            if state.get(name) is not None:
+                result[name] = state[name]
+        where = _where(state)
+        if killed is not None:
+            result["verdict"] = V.TIMEOUT
+            result["message"] = f"{where} ran past its {killed:.0f} s limit; the worker was killed"
+            result["detail"] = logs
+        elif state.get("done"):
+            for name in ("verdict", "message", "detail"):
+                result[name] = state.get(name, "")
+        elif proc.returncode < 0:
+            name = _signal_name(-proc.returncode)
+            result["message"] = f"worker killed by {name} during {where}"
+            result["detail"] = logs
+        else:
+            result["message"] = (
+                f"worker exited with status {proc.returncode} during {where} without a verdict"
+            )
+            result["detail"] = logs
+        return result
+
+
+def _watch(proc: subprocess.Popen, result_path: Path, startup_timeout: float) -> Optional[float]:
+    """Wait for the worker; kill its process group when the running phase overstays its limit.
+
+    Returns the limit that was exceeded, or None when the worker ended by itself."""
+    started = time.time()
+    killed = None
+    while True:
+        try:
+            proc.wait(timeout=0.2)
+            break
+        except subprocess.TimeoutExpired:
+            pass
+        state = _read(result_path)
+        since, limit = started, startup_timeout
+        if state and state.get("since") and state.get("limit"):
+            since, limit = float(state["since"]), float(state["limit"])
+        if time.time() - since > limit:
+            killed = limit
+            _kill_group(proc)
+            proc.wait()
+            break
+    _kill_group(proc)  # children a solution left behind
+    return killed
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _read(path: Path) -> Optional[Dict[str, Any]]:
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def _where(state: Dict[str, Any]) -> str:
+    phase = state.get("phase") or "start-up"
+    if phase == "case" and state.get("case"):
+        return f"case {state['case']}"
+    if state.get("case"):
+        return f"{phase} ({state['case']})"
+    return phase
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
+def _tail(path: Path) -> str:
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return ""
+    return data[-LOG_TAIL:].decode("utf-8", errors="replace")

@@ -1,0 +1,173 @@
+"""Run a plan: correctness of every job in parallel workers, then timing one job at a time.
+
+Correctness runs are independent processes, so several share the machine (and the GPU) safely;
+timed runs never overlap anything else. A job is timed only when its correctness run passed.
+Solutions are also judged on every extra seed (in the same worker, correctness only) and, on the
+first seed, against the spec's float64 oracle and accuracy floor; mutants run every functional
+case. `generator.judge.proofs` turns those rows into the spec-level proofs.
+"""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Dict, List, Optional
+
+from generator.judge import verdicts as V
+from generator.judge.cache import Cache
+from generator.judge.plan import Plan, PlanJob
+from generator.judge.runner import CPU_RUNNABLE, Job, judge
+from generator.judge.toolchains import target_for
+
+
+@dataclass
+class SuiteOptions:
+    device: str = "cpu"
+    perf: bool = False
+    jobs: int = 2
+    timeout: float = 60.0
+    seed: int = 0
+    #: seeds every solution must also pass (correctness only; timing uses `seed`)
+    extra_seeds: List[int] = field(default_factory=list)
+    arch: Optional[str] = None  # overrides the CUDA/Mojo target
+    perf_options: Dict[str, Any] = field(default_factory=dict)
+    mojo_runtime: Optional[Path] = None
+    progress: Optional[Callable[[Dict[str, Any], int, int], None]] = None
+    #: time.time() after which no further job is timed (the rest are reported as not timed)
+    deadline: Optional[float] = None
+
+
+def to_job(pj: PlanJob, plan: Plan, options: SuiteOptions, perf_phase: bool) -> Job:
+    challenge = plan.challenges[pj.challenge]
+    target = pj.target or target_for(pj.language, options.arch if pj.language != "cute" else None)
+    solution = pj.kind == "solution" and not perf_phase
+    mutant = pj.kind == "mutant" and not perf_phase
+    return Job(
+        challenge_dir=Path(challenge.dir),
+        source=Path(pj.source),
+        language=pj.language,
+        device=options.device,
+        perf=perf_phase,
+        functional=not perf_phase,
+        timeout=pj.timeout or options.timeout,
+        seed=options.seed,
+        target=target,
+        artifact=Path(pj.artifact) if pj.artifact else None,
+        prebuilt_build=pj.build,
+        case_names=challenge.case_names or None,
+        min_bytes=challenge.min_bytes,
+        perf_options=options.perf_options,
+        mojo_runtime=options.mojo_runtime,
+        extra_seeds=list(options.extra_seeds) if solution else [],
+        oracle=challenge.oracle if solution or mutant else None,
+        accuracy_floor=challenge.accuracy_floor if solution and challenge.oracle else None,
+        mutant=mutant,
+    )
+
+
+def can_time(language: str, device: str) -> bool:
+    return device != "cpu" or (language in CPU_RUNNABLE and language != "triton")
+
+
+def run_plan(plan: Plan, options: SuiteOptions, cache: Cache) -> List[Dict[str, Any]]:
+    selected = [pj for pj in plan.jobs if pj.functional or options.perf]
+    first: Dict[str, Dict[str, Any]] = {}
+    functional = [pj for pj in selected if pj.functional]
+    total = len(functional) + sum(
+        1 for pj in selected if options.perf and pj.perf and can_time(pj.language, options.device)
+    )
+    done = 0
+
+    def report(pj: PlanJob, result: Dict[str, Any]) -> None:
+        nonlocal done
+        done += 1
+        if options.progress:
+            options.progress({"id": pj.id, **result}, done, total)
+
+    def correctness(pj: PlanJob) -> Dict[str, Any]:
+        result = judge(to_job(pj, plan, options, perf_phase=False), cache)
+        report(pj, result)
+        return result
+
+    with ThreadPoolExecutor(max_workers=max(1, options.jobs)) as pool:
+        for pj, result in zip(functional, pool.map(correctness, functional)):
+            first[pj.id] = result
+
+    timed: Dict[str, Dict[str, Any]] = {}
+    untimed: List[str] = []
+    if options.perf:
+        # Optimized solutions first, then baselines, then the rest: if the deadline comes, what
+        # matters most has been measured.
+        for pj in sorted(selected, key=lambda j: j.priority):
+            if not pj.perf or not can_time(pj.language, options.device):
+                continue
+            if pj.functional and first[pj.id]["verdict"] != V.PASS:
+                continue
+            if options.deadline is not None and time.time() > options.deadline:
+                untimed.append(pj.id)
+                continue
+            timed[pj.id] = judge(to_job(pj, plan, options, perf_phase=True), cache)
+            report(pj, timed[pj.id])
+    return [make_row(pj, first.get(pj.id), timed.get(pj.id), pj.id in untimed) for pj in selected]
+
+
+def make_row(
+    pj: PlanJob,
+    functional: Optional[Dict[str, Any]],
+    timed: Optional[Dict[str, Any]],
+    untimed: bool = False,
+) -> Dict[str, Any]:
+    """One report row; `untimed`: the job was to be timed, but the run's deadline had passed."""
+    main = functional or timed or {"verdict": V.NOT_RUN, "message": ""}
+    verdict, message = main["verdict"], main.get("message", "")
+    if untimed:
+        message = (message + "; " if message else "") + "not timed: the deadline had passed"
+    if functional and timed and timed["verdict"] != V.PASS:
+        verdict, message = timed["verdict"], f"performance case: {timed.get('message', '')}"
+    cases = main.get("cases") or []
+    passed = [c for c in cases if c.get("verdict") == V.PASS]
+    seeds = (functional or {}).get("seeds") or []
+    row = {
+        "id": pj.id,
+        "challenge": pj.challenge,
+        "kind": pj.kind,
+        "name": pj.name,
+        "language": pj.language,
+        "source": main.get("source", pj.source),
+        "expect": pj.expect,
+        "verdict": verdict,
+        "message": message,
+        "ok": V.expectation_met(pj.expect, verdict, message) or verdict == V.NOT_RUN,
+        "cases": len(cases),
+        "cases_passed": len(passed),
+        "skipped": len(main.get("skipped") or []),
+        "seeds": [
+            {k: s.get(k) for k in ("seed", "verdict", "passed", "skipped", "message")} for s in seeds
+        ],
+        "max_abs": max((c.get("max_abs", 0.0) for c in passed if "max_abs" in c), default=None),
+        "max_rel": max((c.get("max_rel", 0.0) for c in passed if "max_rel" in c), default=None),
+        "seconds": round(
+            (functional or {}).get("seconds", 0.0) + (timed or {}).get("seconds", 0.0), 3
+        ),
+        "cached": bool(main.get("cached")),
+        "perf": (timed or {}).get("perf"),
+        "env": (timed or functional or {}).get("env"),
+        "detail": (timed if timed and timed["verdict"] != V.PASS else main).get("detail", ""),
+        # the worker's per-case records: oracle deviations, floor errors, a mutant's catches
+        "case_results": (functional or {}).get("cases") or [],
+    }
+    if V.is_unavailable(verdict, message):
+        row["message"] = f"unavailable here: {message}"
+    return row
+
+
+def summary(rows: List[Dict[str, Any]], started: float) -> Dict[str, Any]:
+    failed = [r["id"] for r in rows if not r["ok"]]
+    return {
+        "jobs": len(rows),
+        "ok": len(rows) - len(failed),
+        "failed": failed,
+        "seconds": round(time.time() - started, 1),
+    }

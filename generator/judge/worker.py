@@ -1,0 +1,583 @@
+"""The worker: judges one solution in a process of its own.
+
+    python -m generator.judge.worker JOB.json
+
+The job (JSON) names the challenge folder, the language, the built artifact, the device and the
+modes to run (`functional`, `perf`, `mutant`, or `compile` for a CuTe compile-check). `functional`
+runs the job's seed, then any `extra_seeds`; with the plan's `oracle` (and `accuracy_floor`) each
+functional case of the job's seed also records the reference's deviation from the float64 oracle
+(and the floor's errors). `mutant` runs every functional case of a known mistake, none stopping
+the job, and records which cases catch it and by how much. The result is a JSON
+file that is rewritten (atomically) at every phase: it always says which phase and case are running
+and since when, so the parent can kill a hung worker and still name the case, and a worker killed by
+a signal or a stray `os._exit` still leaves the cases it finished. Only this process imports torch,
+the challenge and the solution; a crash or a hang costs this solution only, and the next solution
+starts with a fresh CUDA context.
+
+Solutions run in this process, so `except BaseException` is deliberate where they are called: a
+`sys.exit()` or a KeyboardInterrupt raised by a solution is that solution's runtime error.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import site
+import sys
+import time
+import traceback
+from pathlib import Path
+from typing import Any, Dict, List, Optional
+
+from generator.judge import verdicts as V
+
+MAX_DETAIL = 6000
+#: Languages whose work runs on streams of their own: timed with the device idle after the flush.
+OWN_STREAMS = ("jax", "mojo")
+
+
+class ResultFile:
+    """The worker's report, rewritten atomically so the parent never reads half a file."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.data: Dict[str, Any] = {
+            "done": False,
+            "cases": [],
+            "skipped": [],
+            "seeds": [],
+            "perf": None,
+        }
+
+    def progress(self, phase: str, limit: float, case: Optional[str] = None) -> None:
+        self.data.update({"phase": phase, "case": case, "since": time.time(), "limit": limit})
+        self.write()
+
+    def write(self) -> None:
+        tmp = self.path.with_name(self.path.name + ".tmp")
+        tmp.write_text(json.dumps(self.data, default=str))
+        os.replace(tmp, self.path)
+
+    def finish(self, verdict: str, message: str = "", detail: str = "") -> None:
+        self.data.update(
+            {"done": True, "verdict": verdict, "message": message, "detail": detail[-MAX_DETAIL:]}
+        )
+        self.write()
+
+
+class Stop(Exception):
+    """A verdict other than pass ends the job."""
+
+    def __init__(self, verdict: str, message: str, detail: str = ""):
+        super().__init__(message)
+        self.verdict, self.message, self.detail = verdict, message, detail
+
+
+def _describe(exc: BaseException) -> str:
+    text = f"{type(exc).__name__}: {exc}".strip()
+    first = text.splitlines()[0] if text else type(exc).__name__
+    return first[:500]
+
+
+def _first_line(exc: BaseException) -> str:
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0][:500]
+
+
+def _traceback(exc: BaseException) -> str:
+    return "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+
+
+def _gpu_error(exc: BaseException) -> bool:
+    text = str(exc)
+    return "CUDA error" in text or "illegal memory access" in text or "CUDA_ERROR" in text
+
+
+class Judge:
+    """Runs the job's modes; every non-pass outcome is raised as Stop."""
+
+    def __init__(self, job: Dict[str, Any], result: ResultFile):
+        import torch
+
+        from generator.judge.challenge import ChallengeError, load_challenge
+        from generator.judge.signature import SignatureError, params_from_signature
+        from generator.languages import BY_KEY
+
+        self.torch = torch
+        self.job = job
+        self.result = result
+        self.device = job["device"]
+        self.seed = int(job.get("seed", 0))
+        self.timeout = float(job.get("timeout", 60))
+        self.band = int(job.get("band_bytes", 64 * 1024))
+        self.language = BY_KEY[job["language"]]
+        if self.device.startswith("cuda") and not torch.cuda.is_available():
+            raise Stop(V.JUDGE_ERROR, "no CUDA device is visible to the worker")
+        if self.device == "cpu":
+            # Several workers share the cores; intra-op threads only add wake-up latency here.
+            torch.set_num_threads(int(job.get("cpu_threads") or 1))
+        try:
+            self.challenge = load_challenge(Path(job["challenge_dir"]), self.device)
+            self.params = params_from_signature(self.challenge.get_solve_signature())
+        except (ChallengeError, SignatureError) as exc:
+            raise Stop(V.JUDGE_ERROR, str(exc)) from None
+        except Exception as exc:
+            raise Stop(V.JUDGE_ERROR, f"challenge: {_describe(exc)}", _traceback(exc)) from None
+        self.atol = float(getattr(self.challenge, "atol", 0.0))
+        self.rtol = float(getattr(self.challenge, "rtol", 0.0))
+        self.oracle = None
+        if job.get("oracle"):
+            from generator.judge.oracle import Oracle
+
+            try:
+                self.oracle = Oracle(job["oracle"], self.params)
+            except Exception as exc:
+                raise Stop(V.JUDGE_ERROR, f"oracle: {_describe(exc)}", _traceback(exc)) from None
+        self.floor: Optional[Dict[str, Any]] = job.get("accuracy_floor")
+        result.data["env"] = self._env()
+
+    def _env(self) -> Dict[str, Any]:
+        torch = self.torch
+        env = {"torch": torch.__version__, "device": self.device}
+        if self.device.startswith("cuda"):
+            env["device_name"] = torch.cuda.get_device_name()
+            env["capability"] = "%d.%d" % torch.cuda.get_device_capability()
+            env["cuda_runtime"] = torch.version.cuda
+        return env
+
+    def sync(self) -> None:
+        if self.device.startswith("cuda"):
+            self.torch.cuda.synchronize()
+
+    # ---------------------------------------------------------------------------- loading
+    def load(self) -> Any:
+        from generator.judge.bindings import CannotJudge
+        from generator.languages.base import BuildError
+
+        self._check_arch()
+        artifact = Path(self.job["artifact"])
+        try:
+            return self.language.load(artifact, self.params)
+        except BuildError as exc:
+            raise Stop(V.BUILD_ERROR, _first_line(exc), str(exc)) from None
+        except CannotJudge as exc:
+            raise Stop(V.JUDGE_ERROR, str(exc)) from None
+        except SyntaxError as exc:
+            raise Stop(V.BUILD_ERROR, _describe(exc), _traceback(exc)) from None
+        except BaseException as exc:  # noqa: B036 - see the module note
+            raise Stop(V.RUNTIME_ERROR, f"loading failed: {_describe(exc)}", _traceback(exc))
+
+    def _check_arch(self) -> None:
+        target = self.job.get("target")
+        if not target or self.language.key not in ("cuda", "mojo"):
+            return
+        if not self.device.startswith("cuda"):
+            return
+        digits = "".join(ch for ch in target.split("_")[-1] if ch.isdigit())
+        built = (int(digits[:-1]), int(digits[-1])) if len(digits) >= 2 else None
+        have = self.torch.cuda.get_device_capability()
+        if built and built > have:
+            raise Stop(V.JUDGE_ERROR, f"built for {target}, but this GPU is sm_{have[0]}{have[1]}")
+
+    # ---------------------------------------------------------------------------- one case
+    def reference(self, values: Dict[str, Any]) -> Dict[str, Any]:
+        torch = self.torch
+        copies = {k: v.clone() if isinstance(v, torch.Tensor) else v for k, v in values.items()}
+        try:
+            self.challenge.reference_impl(**copies)
+        except Exception as exc:
+            raise Stop(V.JUDGE_ERROR, f"reference_impl: {_describe(exc)}", _traceback(exc))
+        return {p.name: copies[p.name] for p in self.params if p.is_tensor and p.direction != "in"}
+
+    def call(self, solution: Any, values: Dict[str, Any]) -> None:
+        from generator.judge.bindings import CannotJudge, ReturnMismatch
+        from generator.languages.base import BuildError
+
+        try:
+            self.language.call(solution, self.params, values)
+            self.sync()
+        except ReturnMismatch as exc:
+            raise Stop(V.WRONG_ANSWER, str(exc)) from None
+        except BuildError as exc:
+            raise Stop(V.BUILD_ERROR, _first_line(exc), str(exc)) from None
+        except CannotJudge as exc:
+            raise Stop(V.JUDGE_ERROR, str(exc)) from None
+        except BaseException as exc:  # noqa: B036 - see the module note
+            prefix = "GPU error: " if _gpu_error(exc) else ""
+            raise Stop(V.RUNTIME_ERROR, prefix + _describe(exc), _traceback(exc)) from None
+
+    def check(self, guarded: Any, pristine: Dict[str, Any], expected: Dict[str, Any]) -> Any:
+        """Bands, then inputs, then outputs; returns the output report when all is well."""
+        from generator.judge.compare import OutputReport, compare_output, first_modified
+
+        try:
+            violation = guarded.first_violation()
+            if violation is not None:
+                raise Stop(V.OUT_OF_BOUNDS, violation.describe())
+            for p in self.params:
+                if p.is_tensor and p.direction == "in":
+                    changed = first_modified(p.name, guarded.values[p.name], pristine[p.name])
+                    if changed:
+                        raise Stop(V.INPUT_MODIFIED, changed)
+            report = OutputReport()
+            for name, want in expected.items():
+                got = guarded.values[name]
+                report.comparisons.append(compare_output(name, got, want, self.atol, self.rtol))
+        except Stop:
+            raise
+        except BaseException as exc:  # noqa: B036 - a GPU fault surfaces at the first read-back
+            prefix = "GPU error: " if _gpu_error(exc) else ""
+            raise Stop(V.RUNTIME_ERROR, prefix + _describe(exc), _traceback(exc)) from None
+        failure = report.first_failure()
+        if failure is not None:
+            raise Stop(V.WRONG_ANSWER, failure.describe(), report_detail(report))
+        return report
+
+    def run_case(
+        self,
+        solution: Any,
+        case: Any,
+        seed: Optional[int] = None,
+        into: Optional[List[Dict[str, Any]]] = None,
+    ) -> tuple:
+        """Judge one call; returns (report entry, guarded arguments, expected outputs).
+
+        The entry goes to the report's cases, or to `into` (the runs of other seeds)."""
+        from generator.judge.guard import GuardedArgs
+
+        seed = self.seed if seed is None else seed
+        label = case.name if seed == self.seed else f"{case.name} (seed {seed})"
+        self.result.progress("case", self.timeout, label)
+        started = time.perf_counter()
+        entry: Dict[str, Any] = {"name": case.name, "elements": case.elements()}
+        (self.result.data["cases"] if into is None else into).append(entry)
+        try:
+            expected = self.reference(case.values)
+            guarded = GuardedArgs(self.params, case.values, seed, self.band)
+            self.sync()
+            self.call(solution, guarded.values)
+            report = self.check(guarded, case.values, expected)
+        except Stop as stop:
+            entry.update({"verdict": stop.verdict, "message": stop.message})
+            entry["seconds"] = round(time.perf_counter() - started, 4)
+            raise
+        entry.update(
+            {
+                "verdict": V.PASS,
+                "max_abs": report.max_abs,
+                "max_rel": report.max_rel,
+                "seconds": round(time.perf_counter() - started, 4),
+            }
+        )
+        return entry, guarded, expected
+
+    # ------------------------------------------------------------------- spec-level proofs
+    def oracle_deviation(
+        self, entry: Dict[str, Any], case: Any, expected: Dict[str, Any]
+    ) -> Optional[Dict[str, Any]]:
+        """The float64 oracle of a case; the reference's error/tolerance against it goes into
+        the entry (the reference must be far more accurate than the tolerance it sets)."""
+        from generator.judge.oracle import encode, tolerance_ratio
+
+        if self.oracle is None:
+            return None
+        try:
+            truth = self.oracle.outputs(case.values)
+        except Exception as exc:
+            message = f"oracle on case {case.name}: {_describe(exc)}"
+            raise Stop(V.JUDGE_ERROR, message, _traceback(exc)) from None
+        unknown = sorted(set(truth) - set(expected))
+        if unknown:
+            raise Stop(V.JUDGE_ERROR, f"the oracle returned {unknown}, which are not outputs")
+        deviations = {
+            name: tolerance_ratio(expected[name], value, self.atol, self.rtol)
+            for name, value in truth.items()
+        }
+        entry["oracle_dev"] = encode(max(deviations.values(), default=0.0))
+        entry["oracle_devs"] = {name: encode(value) for name, value in deviations.items()}
+        return truth
+
+    def accuracy(
+        self, entry: Dict[str, Any], case: Any, guarded: Any, expected: Dict[str, Any]
+    ) -> None:
+        """Oracle deviation, and the accuracy floor's three mean relative errors (reference,
+        the spec's baseline expression on this device, this solution) against float64."""
+        from generator.judge.oracle import encode, evaluate_expression, mean_relative_error
+
+        truth = self.oracle_deviation(entry, case, expected)
+        floor = self.floor
+        if truth is None or not floor or floor["output"] not in truth:
+            return
+        name = floor["output"]
+        exact = truth[name]
+        try:
+            baseline = evaluate_expression(floor["baseline"], case.values)
+        except Exception as exc:
+            message = f"accuracy floor baseline on case {case.name}: {_describe(exc)}"
+            raise Stop(V.JUDGE_ERROR, message, _traceback(exc)) from None
+        entry["floor"] = {
+            "elements": exact.numel(),
+            "reference": encode(mean_relative_error(expected[name], exact)),
+            "baseline": encode(mean_relative_error(baseline, exact)),
+            "solution": encode(mean_relative_error(guarded.values[name], exact)),
+        }
+
+    def mutant(self, solution: Any) -> tuple:
+        """A known mistake: every functional case runs (none ends the job), each recording its
+        error/tolerance and whether it catches the mistake; returns (verdict, message)."""
+        cases = self.cases(self.seed)[1:]  # the judge's leading example is not a functional case
+        caught = [case.name for case in cases if self.mutant_case(solution, case)["caught"]]
+        if caught:
+            return (
+                V.WRONG_ANSWER,
+                f"caught by {len(caught)} of {len(cases)} functional case(s): {', '.join(caught)}",
+            )
+        return V.PASS, f"survived all {len(cases)} functional case(s)"
+
+    def mutant_case(self, solution: Any, case: Any) -> Dict[str, Any]:
+        """A case catches a mutant when an output's error/tolerance exceeds 1, the call raises,
+        an output is left at its pre-fill, or the guards or inputs were disturbed."""
+        from generator.judge.guard import GuardedArgs
+        from generator.judge.oracle import encode, left_prefill, tolerance_ratio
+
+        self.result.progress("case", self.timeout, case.name)
+        started = time.perf_counter()
+        entry: Dict[str, Any] = {"name": case.name, "elements": case.elements()}
+        self.result.data["cases"].append(entry)
+        expected = self.reference(case.values)
+        self.oracle_deviation(entry, case, expected)
+        guarded = GuardedArgs(self.params, case.values, self.seed, self.band)
+        self.sync()
+        try:
+            self.call(solution, guarded.values)
+        except Stop as stop:
+            if stop.verdict != V.RUNTIME_ERROR:
+                raise
+            entry.update({"verdict": stop.verdict, "message": stop.message, "caught": True})
+            entry.update({"ratio": None, "reasons": ["raised"]})
+            entry["seconds"] = round(time.perf_counter() - started, 4)
+            if stop.message.startswith("GPU error"):
+                raise  # the CUDA context is lost: no further case can run
+            return entry
+        try:
+            self.check(guarded, case.values, expected)
+            verdict, message = V.PASS, ""
+        except Stop as stop:
+            if stop.verdict == V.RUNTIME_ERROR:
+                raise
+            verdict, message = stop.verdict, stop.message
+        ratios = {
+            name: tolerance_ratio(guarded.values[name], want, self.atol, self.rtol)
+            for name, want in expected.items()
+        }
+        left = sum(
+            left_prefill(guarded.values[name], case.values[name], want)
+            for name, want in expected.items()
+        )
+        ratio = max(ratios.values(), default=0.0)
+        reasons = []
+        if ratio > 1:
+            reasons.append(f"error/tolerance {ratio:.3g}")
+        if left:
+            reasons.append(f"left the pre-fill in {left} element(s)")
+        if verdict in (V.OUT_OF_BOUNDS, V.INPUT_MODIFIED):
+            reasons.append(verdict)
+        caught = bool(reasons) or verdict != V.PASS
+        entry.update(
+            {
+                "verdict": V.WRONG_ANSWER if caught and verdict == V.PASS else verdict,
+                "message": message,
+                "caught": caught,
+                "ratio": encode(ratio),
+                "ratios": {name: encode(value) for name, value in ratios.items()},
+                "left_prefill": left,
+                "reasons": reasons,
+                "seconds": round(time.perf_counter() - started, 4),
+            }
+        )
+        return entry
+
+    # ---------------------------------------------------------------------------- modes
+    def cases(self, seed: int) -> List[Any]:
+        from generator.judge.cases import example_and_functional
+
+        try:
+            return example_and_functional(
+                self.challenge, self.params, seed, self.job.get("case_names")
+            )
+        except Exception as exc:
+            raise Stop(V.JUDGE_ERROR, f"generating cases: {_describe(exc)}", _traceback(exc))
+
+    def seed_record(self, seed: int) -> Dict[str, Any]:
+        record = {"seed": seed, "verdict": V.PASS, "passed": 0, "skipped": 0, "message": ""}
+        self.result.data["seeds"].append(record)
+        return record
+
+    def functional(self, solution: Any) -> None:
+        """The job's seed (with the oracle and the accuracy floor when the plan gives them),
+        then every extra seed (correctness only); the first failing case ends the job."""
+        limit = self.job.get("max_case_elements")
+        for seed in [self.seed] + [int(s) for s in self.job.get("extra_seeds") or []]:
+            record = self.seed_record(seed)
+            scratch: List[Dict[str, Any]] = []
+            try:
+                for index, case in enumerate(self.cases(seed)):
+                    if limit and case.elements() > limit:
+                        record["skipped"] += 1
+                        if seed == self.seed:
+                            self.result.data["skipped"].append(case.name)
+                        continue
+                    if seed != self.seed:
+                        self.run_case(solution, case, seed, scratch)
+                    else:
+                        entry, guarded, expected = self.run_case(solution, case)
+                        if index > 0:  # functional cases only: the first is the judge's example
+                            self.accuracy(entry, case, guarded, expected)
+                    record["passed"] += 1
+            except Stop as stop:
+                record.update({"verdict": stop.verdict, "message": stop.message})
+                if seed != self.seed:
+                    stop.message = f"seed {seed}: {stop.message}"
+                raise
+
+    def compile_only(self, solution: Any) -> None:
+        """CuTe without a GPU: cute.compile on the example's (CPU) tensors, nothing is run."""
+        from generator.judge.bindings import CannotJudge
+        from generator.judge.cases import example_and_functional
+        from generator.judge.guard import GuardedArgs
+        from generator.languages.base import BuildError
+
+        self.result.progress("compile", self.timeout, "example")
+        case = example_and_functional(self.challenge, self.params, self.seed)[0]
+        guarded = GuardedArgs(self.params, case.values, self.seed, self.band)
+        try:
+            solution.bind(self.params, guarded.values)
+        except BuildError as exc:
+            raise Stop(V.BUILD_ERROR, _first_line(exc), str(exc)) from None
+        except CannotJudge as exc:
+            raise Stop(V.JUDGE_ERROR, str(exc)) from None
+        except BaseException as exc:  # noqa: B036 - see the module note
+            raise Stop(V.BUILD_ERROR, _describe(exc), _traceback(exc)) from None
+
+    def perf(self, solution: Any) -> None:
+        from generator.judge.cases import performance
+        from generator.judge.timing import PerfOptions, time_solution
+
+        options = PerfOptions.from_json(self.job.get("perf_options"))
+        self.result.progress("performance setup", max(self.timeout, 300.0), "performance")
+        try:
+            case = performance(self.challenge, self.params, self.seed)
+        except Exception as exc:
+            raise Stop(V.JUDGE_ERROR, f"performance case: {_describe(exc)}", _traceback(exc))
+        entry, guarded, expected = self.run_case(solution, case)
+        min_bytes = self.job.get("min_bytes") or self.tensor_traffic(case.values)
+        limit = 3 * options.budget_s + 2 * self.timeout + 120
+        self.result.progress("timing", limit, "performance")
+        inouts = [p.name for p in self.params if p.is_tensor and p.direction == "inout"]
+
+        def restore() -> None:
+            """inout tensors start every timed call from the case's data."""
+            for name in inouts:
+                guarded.values[name].copy_(case.values[name])
+
+        try:
+            bound = solution.bind(self.params, guarded.values)
+            isolate = self.language.key in OWN_STREAMS
+            report = time_solution(
+                bound.run, self.device, options, min_bytes, isolate, restore if inouts else None
+            )
+            # One more call from the case's data, checked: outputs accumulated over the timed
+            # calls, or state kept between calls, show up here.
+            restore()
+            self.sync()
+            bound.run()
+            bound.finish()
+            self.sync()
+        except BaseException as exc:  # noqa: B036 - see the module note
+            prefix = "GPU error: " if _gpu_error(exc) else ""
+            raise Stop(V.RUNTIME_ERROR, prefix + _describe(exc), _traceback(exc)) from None
+        perf = report.to_json()
+        perf["min_bytes_from"] = "spec" if self.job.get("min_bytes") else "tensor sizes"
+        self.result.data["perf"] = perf
+        try:
+            self.check(guarded, case.values, expected)
+        except Stop as stop:
+            stop.message = f"after {report.timing.reps + 1} calls: {stop.message}"
+            entry.update({"verdict": stop.verdict, "message": stop.message})
+            raise
+
+    def tensor_traffic(self, values: Dict[str, Any]) -> float:
+        """Bytes every solution must move at least: inputs read, outputs written, inout both."""
+        total = 0
+        for p in self.params:
+            value = values[p.name]
+            if isinstance(value, self.torch.Tensor):
+                nbytes = value.numel() * value.element_size()
+                total += 2 * nbytes if p.direction == "inout" else nbytes
+        return float(total)
+
+
+def report_detail(report: Any) -> str:
+    return "\n".join(c.describe() for c in report.comparisons)
+
+
+def prepare_environment(job: Dict[str, Any]) -> None:
+    """Site folders and variables that must exist before the toolchains are imported."""
+    sys.dont_write_bytecode = True
+    if job["language"] == "cute" and os.environ.get("CHGEN_CUTE_SITE"):
+        site.addsitedir(os.environ["CHGEN_CUTE_SITE"])
+    if job.get("mojo_runtime"):
+        os.environ["CHGEN_MOJO_RUNTIME"] = job["mojo_runtime"]
+
+
+def run(job: Dict[str, Any], result: ResultFile) -> None:
+    result.progress("start-up", float(job.get("startup_timeout", 300)))
+    prepare_environment(job)
+    try:
+        judge = Judge(job, result)
+        result.progress("load", float(job.get("startup_timeout", 300)))
+        solution = judge.load()
+        modes: List[str] = job["modes"]
+        if "compile" in modes:
+            judge.compile_only(solution)
+            result.finish(V.BUILT, "compiled (not run)")
+            return
+        if "mutant" in modes:
+            verdict, message = judge.mutant(solution)
+            result.finish(verdict, message)
+            return
+        if "functional" in modes:
+            judge.functional(solution)
+        if "perf" in modes:
+            judge.perf(solution)
+    except Stop as stop:
+        result.finish(stop.verdict, stop.message, stop.detail)
+        return
+    ran = len(result.data["cases"])
+    skipped = len(result.data["skipped"])
+    message = f"{ran} case(s) passed" + (f", {skipped} skipped" if skipped else "")
+    seeds = len(result.data["seeds"])
+    if seeds > 1:
+        message += f"; {seeds} seeds passed"
+    result.finish(V.PASS, message)
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if len(argv) != 1:
+        print("usage: python -m generator.judge.worker JOB.json", file=sys.stderr)
+        return 2
+    job = json.loads(Path(argv[0]).read_text())
+    result = ResultFile(Path(job["result_path"]))
+    try:
+        run(job, result)
+    except BaseException as exc:  # noqa: B036 - the judge's own failure, not a verdict
+        result.finish(V.JUDGE_ERROR, f"worker: {_describe(exc)}", _traceback(exc))
+    sys.stdout.flush()
+    sys.stderr.flush()
+    # Skip interpreter teardown: a solution's atexit hooks or a broken CUDA context must not turn
+    # a finished verdict into a crash.
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    main()

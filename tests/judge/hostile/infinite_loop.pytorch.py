@@ -1,0 +1,3 @@
+def solve(x, dy, weight, dx, dweight, N, C, eps):
+    while True:
+        pass

@@ -1,0 +1,2 @@
+def solution(x, dy, weight, dx, dweight, N, C, eps):
+    pass

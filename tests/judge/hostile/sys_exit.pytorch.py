@@ -1,0 +1,5 @@
+import sys
+
+
+def solve(x, dy, weight, dx, dweight, N, C, eps):
+    sys.exit(3)
