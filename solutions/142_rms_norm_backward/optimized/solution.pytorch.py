@@ -13,19 +13,8 @@ def _rms_norm_backward(x, dy, weight, dx, dweight, eps: float):
     dweight.copy_((dy * x * rstd).sum(dim=0))
 
 
-try:
-    _compiled = torch.compile(_rms_norm_backward)
-except Exception:  # torch.compile unavailable on this build: stay eager
-    _compiled = None
+_compiled = torch.compile(_rms_norm_backward, dynamic=False)
 
 
 def solve(x, dy, weight, dx, dweight, N: int, C: int, eps: float):
-    global _compiled
-    if _compiled is not None:
-        try:
-            _compiled(x, dy, weight, dx, dweight, eps)
-            return
-        except Exception:
-            # No working compiler backend: every output is recomputed eagerly below.
-            _compiled = None
-    _rms_norm_backward(x, dy, weight, dx, dweight, eps)
+    _compiled(x, dy, weight, dx, dweight, eps)

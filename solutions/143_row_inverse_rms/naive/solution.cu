@@ -1,7 +1,8 @@
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
-// One block per row: strided fp32 sum of squares, shared-memory tree reduction.
+// One block per row: strided fp32 sum of squares, shared-memory tree reduction. The fp32 total is
+// finished in fp64 (mean, sqrt, reciprocal) and rounded to fp32 once.
 
 #define BLOCK 256
 
@@ -23,7 +24,8 @@ __global__ void inv_rms_kernel(const __nv_bfloat16* x, float* inv_rms, int D, fl
         __syncthreads();
     }
     if (threadIdx.x == 0) {
-        inv_rms[blockIdx.x] = 1.0f / sqrtf(s_sum[0] / D + eps);
+        const double mean = (double)s_sum[0] / (double)D;
+        inv_rms[blockIdx.x] = (float)(1.0 / sqrt(mean + (double)eps));
     }
 }
 

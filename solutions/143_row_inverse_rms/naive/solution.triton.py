@@ -14,9 +14,11 @@ def _inv_rms_kernel(x_ptr, out_ptr, D, d_float, eps, BLOCK: tl.constexpr):
         cols = start + offs
         v = tl.load(x_ptr + base + cols, mask=cols < D, other=0.0).to(tl.float32)
         acc += v * v
-    mean_sq = tl.div_rn(tl.sum(acc, axis=0), d_float)
-    # Correctly rounded sqrt and division rather than an approximate rsqrt.
-    tl.store(out_ptr + row, tl.div_rn(1.0, tl.sqrt_rn(mean_sq + eps)))
+    # The fp32 total is finished in fp64 (mean, sqrt, reciprocal: all correctly rounded there)
+    # and rounded to fp32 once, so the only fp32 roundings are those of the sum.
+    mean_sq = tl.cast(tl.sum(acc, axis=0), tl.float64) / tl.cast(d_float, tl.float64)
+    inv = 1.0 / tl.sqrt(mean_sq + tl.cast(eps, tl.float64))
+    tl.store(out_ptr + row, inv.to(tl.float32))
 
 
 def solve(x, inv_rms, T: int, D: int, eps: float):

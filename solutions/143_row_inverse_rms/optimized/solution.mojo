@@ -11,9 +11,12 @@ comptime UNROLL = 8
 
 
 @always_inline
-def sqrt_rn(v: Float32) -> Float32:
-    # IEEE round-to-nearest square root (std.math.sqrt lowers to an approximation on NVIDIA).
-    return llvm_intrinsic["llvm.nvvm.sqrt.rn.f", Float32](v)
+def inv_rms_of(total: Float32, d: Int, eps: Float32) -> Float32:
+    # The fp32 sum is finished in fp64: mean, IEEE round-to-nearest square root and reciprocal
+    # are evaluated there and rounded to fp32 once.
+    var mean = total.cast[DType.float64]() / Float64(d)
+    var root = llvm_intrinsic["llvm.nvvm.sqrt.rn.d", Float64](mean + eps.cast[DType.float64]())
+    return (Float64(1.0) / root).cast[DType.float32]()
 
 
 @always_inline
@@ -67,8 +70,7 @@ def row_inverse_rms_kernel[
         var s: Float32 = 0.0
         comptime for w in range(WARPS):
             s += warp_totals[unsafe_offset=w]
-        var mean = s / Float32(d)
-        inv_rms[unsafe_offset=row] = Float32(1.0) / sqrt_rn(mean + eps)
+        inv_rms[unsafe_offset=row] = inv_rms_of(s, d, eps)
 
 
 @export
