@@ -1,0 +1,780 @@
+"""`chgen import`: a challenge directory of the public layout -> a spec that regenerates it.
+
+The pieces come from where they live: attributes, signature spellings, the reference body and case
+names from challenge.py's source (pyast); the cases from running it on the CPU (trace, infer); texts
+and the example as shown from challenge.html (html); an easy challenge's scaffold from starter.cu
+(starters). The spec is then loaded and rendered like any other, every rendered file is compared
+with its original, and the two challenge.py files are checked for equivalence; whatever differs is
+in the report.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import re
+import tempfile
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Tuple
+
+import torch
+
+from generator.dtypes import lookup
+from generator.example_check import compile_function, verify_example
+from generator.importer import html as page_reader
+from generator.importer import infer, pyast, starters
+from generator.importer.equivalence import Equivalence, compare
+from generator.importer.infer import ParamInfo
+from generator.importer.report import ImportFailure, Report
+from generator.importer.trace import ChallengeLoadError, Run, Traced, load_challenge, run_cases
+from generator.importer.writer import dump_spec
+from generator.naming import URL_NAME_RE
+from generator.render import CORE_BASE, TEMPLATES, assertions, render_challenge, render_core
+from generator.spec import SpecErrors, load_spec
+
+DIFFICULTIES = ("easy", "medium", "hard")
+DIR_RE = re.compile(r"^(\d+)_(\w+)$")
+STARTERS = (
+    "starter.cu",
+    "starter.cute.py",
+    "starter.jax.py",
+    "starter.mojo",
+    "starter.pytorch.py",
+    "starter.triton.py",
+)
+_KNOWN_METHODS = set(pyast.METHODS) | {"_make"}
+
+
+@dataclass
+class ImportResult:
+    """The spec text and everything learnt while making it."""
+
+    spec_name: str  # <id>_<slug>.yaml
+    spec_text: str
+    svg_name: Optional[str]  # sidecar file name, when the SVG is not inline
+    svg_text: Optional[str]
+    report: Report
+    identical: Dict[str, bool]  # file (challenge.py, challenge.html, starter/...) -> byte-identical
+    equivalence: Equivalence
+    case_names: List[str]
+
+    def write(self, spec_path: Path) -> List[Path]:
+        """Write the spec (and its SVG sidecar next to it); return the paths written."""
+        spec_path.parent.mkdir(parents=True, exist_ok=True)
+        spec_path.write_text(self.spec_text, encoding="utf-8")
+        written = [spec_path]
+        if self.svg_name:
+            svg = spec_path.parent / self.svg_name
+            svg.write_text(self.svg_text + "\n", encoding="utf-8")
+            written.append(svg)
+        return written
+
+
+def _locate(directory: Path, report: Report) -> Tuple[int, str, str]:
+    match = DIR_RE.match(directory.name)
+    if not match:
+        raise ImportFailure(f"{directory.name!r} is not named <id>_<slug>")
+    difficulty = directory.parent.name.lower()
+    if difficulty not in DIFFICULTIES:
+        raise ImportFailure(
+            f"the folder above {directory.name} is {directory.parent.name!r}, not easy, medium or "
+            "hard: the difficulty comes from it"
+        )
+    slug = infer.slugify(match.group(2))
+    if slug != match.group(2):
+        report.note(f"directory slug {match.group(2)!r} is written {slug!r} (lowercase words)")
+    return int(match.group(1)), slug, difficulty
+
+
+def _base_file(directory: Path) -> Path:
+    """The tree's own base class (challenges/core), else chgen's."""
+    own = directory.parent.parent / "core" / "challenge_base.py"
+    return own if own.is_file() else TEMPLATES / "core" / "challenge_base.py"
+
+
+# ----------------------------------------------------------------------------- attributes
+
+
+def _attributes(source: pyast.ChallengeSource, report: Report) -> Dict[str, Any]:
+    attrs = source.attrs
+    name = attrs.get("name")
+    if not isinstance(name, str):
+        raise ImportFailure("class Challenge sets no name")
+    if not URL_NAME_RE.match(name):
+        cleaned = " ".join(re.sub(r"[^A-Za-z0-9 -]", " ", name).split())
+        cleaned = re.sub(r" ?-+ ?", "-", cleaned).strip("-")
+        if not URL_NAME_RE.match(cleaned):
+            raise ImportFailure(f"name {name!r} has no URL-friendly form")
+        report.note(f"name {name!r} is written {cleaned!r} (URL-friendly characters only)")
+        name = cleaned
+    out: Dict[str, Any] = {"name": name}
+    for key in ("atol", "rtol"):
+        value = attrs.get(key)
+        if not isinstance(value, (int, float)) or isinstance(value, bool):
+            raise ImportFailure(f"class Challenge sets no numeric {key}")
+        out[key] = float(value)
+    tier = attrs.get("access_tier", "free")
+    if tier not in ("free", "premium"):
+        report.note(f"access_tier {tier!r} is written 'free'")
+        tier = "free"
+    out["access_tier"] = tier
+    gpus = attrs.get("num_gpus", 1)
+    out["num_gpus"] = gpus if isinstance(gpus, int) and 1 <= gpus <= 8 else 1
+    return out
+
+
+# ------------------------------------------------------------------------------ reference
+
+
+def _reference(source: pyast.ChallengeSource, params: List[ParamInfo], report: Report) -> str:
+    ref = source.reference
+    body = ref.body
+    names = [p.name for p in params]
+    if ref.params != names:
+        if sorted(ref.params) == sorted(names):
+            report.note("reference_impl takes the parameters in another order than solve")
+        else:
+            report.note(
+                f"reference_impl takes ({', '.join(ref.params)}) but solve takes "
+                f"({', '.join(names)}); the body is kept as written (not representable)"
+            )
+    imports = [source.imports[n] for n in sorted(ref.free_names) if n in source.imports]
+    if imports:
+        report.note(
+            "reference: " + "; ".join(f"`{line}`" for line in imports) + " moved into the body "
+            "(the generated challenge.py imports only ctypes, typing and torch)"
+        )
+        body = "\n".join(imports) + "\n" + body
+    module_level = sorted(n for n in ref.free_names if n in source.module_names)
+    if module_level:
+        report.note(
+            f"reference uses module-level {', '.join(module_level)} from challenge.py, which a "
+            "spec cannot carry (not representable)"
+        )
+    if ref.uses_self:
+        report.note("reference uses `self`, which a spec's reference cannot (not representable)")
+    if ref.docstring:
+        report.note("reference_impl's docstring is dropped")
+    if "reference_impl_jax" in source.methods:
+        report.note("reference_impl_jax has no place in a spec and is dropped (not representable)")
+    extra = [m for m in source.methods if m not in _KNOWN_METHODS and m != "reference_impl_jax"]
+    if extra:
+        report.note(
+            "methods " + ", ".join(extra) + " are not carried over: their cases are "
+            "recorded as data"
+        )
+    return body.rstrip("\n") + "\n"
+
+
+def _report_asserts(source: pyast.ChallengeSource, spec_like: Any, report: Report) -> None:
+    ours = {" ".join(ast.unparse(ast.parse(f"assert {c}")).split()) for c in assertions(spec_like)}
+    replaced = [a for a in source.reference.dropped_asserts if a not in ours]
+    devices = [a for a in replaced if ".device" in a]
+    others = [a for a in replaced if ".device" not in a]
+    if devices:
+        report.note(f"reference: {len(devices)} device assertion(s) dropped (runners differ)")
+    if others:
+        report.note(
+            "reference: assertions replaced by chgen's per-parameter shape and dtype checks: "
+            + "; ".join(f"`{a}`" for a in others)
+        )
+
+
+# --------------------------------------------------------------------------------- cases
+
+
+@dataclass
+class _Case:
+    label: str
+    scalars: Dict[str, Any]
+    inputs: Dict[str, Dict[str, Any]]
+    from_example: bool
+    note: Optional[str]
+
+
+def _scalars(params: List[ParamInfo], case: Traced, label: str) -> Dict[str, Any]:
+    return {p.name: infer.scalar_value(case, p, label) for p in params if not p.is_tensor}
+
+
+def _inputs(
+    params: List[ParamInfo], case: Traced, label: str, report: Report
+) -> Dict[str, Dict[str, Any]]:
+    earlier: Dict[str, torch.Tensor] = {}
+    found: Dict[str, Dict[str, Any]] = {}
+    for p in params:
+        if not p.is_tensor or p.direction == "out":
+            continue
+        tensor = infer.tensor_value(case, p, label)
+        drawn = infer.distribution(p, tensor, case.recipes[p.name], earlier)
+        earlier[p.name] = tensor
+        found[p.name] = drawn.dist
+        if drawn.problem and drawn.dist:
+            report.approximate(
+                label,
+                f"case {label}: input {p.name} drawn by {drawn.problem}; approximated by "
+                f"{infer.describe(drawn.dist)} of the drawn values",
+            )
+    return found
+
+
+def _defaults(cases: List[_Case], params: List[ParamInfo], sizes: List[str]) -> Dict[str, Any]:
+    drawn = [c for c in cases if not c.from_example]
+    inputs: Dict[str, Any] = {}
+    for p in params:
+        if not p.is_tensor or p.direction == "out":
+            continue
+        counts = Counter(
+            infer.key(c.inputs[p.name])
+            for c in drawn
+            if c.inputs.get(p.name) and "values" not in c.inputs[p.name]
+        )
+        if counts:
+            best, count = counts.most_common(1)[0]
+            if count >= 2:
+                inputs[p.name] = next(
+                    c.inputs[p.name] for c in drawn if infer.key(c.inputs.get(p.name, {})) == best
+                )
+    scalars: Dict[str, Any] = {}
+    for p in params:
+        if p.is_tensor or p.name in sizes:
+            continue
+        counts = Counter(repr(c.scalars[p.name]) for c in drawn)
+        if counts:
+            best, count = counts.most_common(1)[0]
+            if count >= 2:
+                scalars[p.name] = next(
+                    c.scalars[p.name] for c in drawn if repr(c.scalars[p.name]) == best
+                )
+    out: Dict[str, Any] = {}
+    if scalars:
+        out["scalars"] = scalars
+    if inputs:
+        out["inputs"] = inputs
+    return out
+
+
+def _case_entry(case: _Case, defaults: Dict[str, Any], sizes: List[str]) -> Dict[str, Any]:
+    entry: Dict[str, Any] = {"name": case.label}
+    if case.note:
+        entry["note"] = case.note
+    if case.from_example:
+        entry["from_example"] = True
+        return entry
+    default_scalars = defaults.get("scalars", {})
+    scalars = {
+        k: v for k, v in case.scalars.items() if k in sizes or default_scalars.get(k, None) != v
+    }
+    default_inputs = defaults.get("inputs", {})
+    inputs = {k: v for k, v in case.inputs.items() if default_inputs.get(k) != v}
+    if scalars:
+        entry["scalars"] = scalars
+    if inputs:
+        entry["inputs"] = inputs
+    return entry
+
+
+def _prefill(run: Run, params: List[ParamInfo], report: Report) -> Optional[float]:
+    seen: Counter = Counter()
+    for case in [run.example, *run.functional, run.performance]:
+        for p in params:
+            if p.is_tensor and p.direction == "out":
+                recipe = case.recipes.get(p.name)
+                if recipe is None or recipe.kind in ("out", "opaque", "view", "cast"):
+                    continue
+                if recipe.kind == "constant" and recipe.args[0] is not None:
+                    seen[float(recipe.args[0])] += 1
+                elif recipe.kind == "empty":
+                    seen[None] += 1
+    if not seen:
+        return None
+    value = seen.most_common(1)[0][0]
+    if len(seen) > 1:
+        shown = ", ".join("torch.empty" if k is None else f"{k:g}" for k in seen)
+        chosen = "left uninitialised" if value is None else f"filled with {value:g}"
+        report.note(f"outputs start as {shown} across cases; the spec has every output {chosen}")
+    if value is not None and not math.isfinite(value):
+        report.note("outputs start as a non-finite value; the spec leaves them uninitialised")
+        return None
+    return value
+
+
+def _min_bytes(params: List[ParamInfo]) -> str:
+    """Every tensor read or written once: `3 * N * C * 4 + 2 * C * 4`."""
+    terms: Dict[tuple, List[Any]] = {}
+    for p in params:
+        if p.is_tensor:
+            dims = [str(d) for d in p.shape if d != 1] + [str(lookup(p.dtype).itemsize)]
+            entry = terms.setdefault(tuple(sorted(dims)), [" * ".join(dims), 0])
+            entry[1] += 1
+    return " + ".join(f"{n} * {text}" if n > 1 else text for text, n in terms.values())
+
+
+# ------------------------------------------------------------------------------- example
+
+
+def _example_inputs(params: List[ParamInfo], case: Traced, seed: int, report: Report):
+    inputs = {}
+    for p in params:
+        if not p.is_tensor or p.direction == "out":
+            continue
+        tensor = infer.tensor_value(case, p, "example")
+        kind = lookup(p.dtype).kind
+        recipe, _ = infer.unwrap(case.recipes[p.name])
+        literal = infer.literal(recipe.args[0] if recipe.kind == "literal" else None, tensor, kind)
+        if literal is None:
+            raise ImportFailure(f"example input {p.name} is not finite data")
+        if recipe.kind not in ("literal", "constant"):
+            report.note(
+                f"example: input {p.name} is made by {recipe.why or recipe.kind} in challenge.py; "
+                f"the spec fixes the values drawn with seed {seed}"
+            )
+        inputs[p.name] = literal
+    return inputs
+
+
+#: example tensors are written out as literals in the spec and on the page
+EXAMPLE_MAX_ELEMENTS = 4096
+
+
+def _check_example_size(params: List[ParamInfo], example: Traced) -> None:
+    for p in params:
+        if not p.is_tensor:
+            continue
+        tensor = infer.tensor_value(example, p, "example")
+        if tensor.dim() > 2:
+            raise ImportFailure(
+                f"the example's {p.name} is {tensor.dim()}-D; challenge.html shows 1-D and 2-D "
+                "examples only (not representable)"
+            )
+        if tensor.numel() > EXAMPLE_MAX_ELEMENTS:
+            raise ImportFailure(
+                f"the example's {p.name} has {tensor.numel()} elements; a spec's example is "
+                f"literal data of at most {EXAMPLE_MAX_ELEMENTS} (not representable)"
+            )
+
+
+def _reference_outputs(
+    params: List[ParamInfo],
+    body: str,
+    scalars: Dict[str, Any],
+    inputs: Dict[str, Any],
+    instance: Any,
+    example: Traced,
+) -> Dict[str, torch.Tensor]:
+    """What the reference writes on the example, in float64 as chgen verifies it."""
+    values: Dict[str, Any] = {}
+    for p in params:
+        if not p.is_tensor:
+            values[p.name] = scalars[p.name]
+            continue
+        kind = lookup(p.dtype).kind
+        dtype = torch.float64 if kind == "float" else torch.int64
+        if p.direction == "out":
+            shape = [scalars[d] if isinstance(d, str) else d for d in p.shape]
+            fill = float("nan") if kind == "float" else 0
+            values[p.name] = torch.full(shape, fill, dtype=dtype)
+        else:
+            values[p.name] = torch.tensor(inputs[p.name], dtype=dtype)
+    try:
+        namespace: Dict[str, Any] = {"torch": torch, "math": math}
+        reference = compile_function("reference", [p.name for p in params], body, namespace)
+        reference(**values)
+    except Exception:
+        # some references only run in their own dtype: run the original as it is
+        values = {
+            k: v.clone() if isinstance(v, torch.Tensor) else v for k, v in example.values.items()
+        }
+        try:
+            instance.reference_impl(**{p.name: values[p.name] for p in params})
+        except Exception as exc:
+            raise ImportFailure(
+                f"reference_impl fails on the example: {type(exc).__name__}: {exc}"
+            ) from None
+    return {
+        p.name: values[p.name].to(torch.float64)
+        for p in params
+        if p.is_tensor and p.direction != "in"
+    }
+
+
+def _shown(value: float, atol: float, rtol: float) -> float:
+    """The shortest decimal within half the tolerance (what a page would show)."""
+    limit = (atol + rtol * abs(value)) / 2
+    if limit > 0:
+        for digits in range(0, 10):
+            rounded = round(value, digits)
+            if abs(rounded - value) <= limit:
+                return rounded
+    return value
+
+
+def _example_outputs(
+    params: List[ParamInfo],
+    computed: Dict[str, torch.Tensor],
+    page: page_reader.Page,
+    atol: float,
+    rtol: float,
+    report: Report,
+) -> Dict[str, Any]:
+    outputs = {}
+    for p in params:
+        if not p.is_tensor or p.direction == "in":
+            continue
+        ref = computed[p.name]
+        kind = lookup(p.dtype).kind
+        if kind == "float" and not bool(torch.isfinite(ref).all()):
+            raise ImportFailure(f"the reference writes non-finite {p.name} on the example")
+        shown = page.example_outputs.get(p.name)
+        chosen = None
+        if shown is not None:
+            flat = torch.tensor(
+                infer.flat(shown if isinstance(shown, list) else [shown]), dtype=torch.float64
+            )
+            if flat.numel() == ref.numel():
+                close = torch.isclose(ref.flatten(), flat, atol=atol, rtol=rtol)
+                if bool(close.all()):
+                    chosen = flat.reshape(ref.shape).tolist()
+                else:
+                    report.note(
+                        f"example: the page shows {p.name} = {_brief(shown)}, the reference "
+                        f"computes {_brief(_round_all(ref, atol, rtol))}; the spec takes the "
+                        "reference's values"
+                    )
+        elif page.has_example:
+            report.note(f"example: {p.name} is not readable on the page; taken from the reference")
+        if chosen is None:
+            chosen = _round_all(ref, atol, rtol)
+        outputs[p.name] = infer.nested(chosen, kind)
+    return outputs
+
+
+def _brief(value: Any, shown: int = 6) -> str:
+    """A long example value, cut for a one-line note."""
+    items = infer.flat(value if isinstance(value, list) else [value])
+    text = ", ".join(f"{v:g}" if isinstance(v, float) else str(v) for v in items[:shown])
+    return f"[{text}{', ...' if len(items) > shown else ''}]"
+
+
+def _round_all(ref: torch.Tensor, atol: float, rtol: float) -> Any:
+    return _map(ref.tolist(), lambda v: _shown(v, atol, rtol))
+
+
+def _map(value: Any, fn) -> Any:
+    return [_map(v, fn) for v in value] if isinstance(value, list) else fn(value)
+
+
+def _latex(params: List[ParamInfo], sizes: List[str], page: page_reader.Page) -> Dict[str, str]:
+    """Scalar labels the page writes in LaTeX (\\varepsilon for eps, ...)."""
+    scalars = [p.name for p in params if not p.is_tensor]
+    inputs = [p.name for p in params if p.is_tensor and p.direction != "out"]
+    labels = page.scalar_labels
+    if page.matrix:
+        names = [n for n in scalars if n not in sizes]
+        if len(labels) != len(names):
+            return {}
+        pairs = zip(names, labels)
+    else:
+        if labels[: len(inputs)] != inputs or len(labels) != len(inputs) + len(scalars):
+            return {}
+        pairs = zip(scalars, labels[len(inputs) :])
+    return {
+        n: label
+        for n, label in pairs
+        if label.startswith("\\") and label not in (n, f"\\text{{{n}}}")
+    }
+
+
+# ---------------------------------------------------------------------------------- build
+
+
+@dataclass
+class _Read:
+    """What reading a challenge directory gave, before the spec is assembled."""
+
+    directory: Path
+    source: pyast.ChallengeSource
+    instance: Any
+    run: Run
+    params: List[ParamInfo]
+    names: List[str]
+    notes: List[Optional[str]]
+    sizes: List[str]
+    seed: int
+
+
+def import_challenge(directory: Path, seed: int = 0, inline_svg: bool = False) -> ImportResult:
+    """Read `directory` (challenges/<difficulty>/<id>_<slug>) and write its spec in memory."""
+    report = Report()
+    for name in ("challenge.py", "challenge.html"):
+        if not (directory / name).is_file():
+            raise ImportFailure(f"{directory.name}/{name} is missing")
+    challenge_id, slug, difficulty = _locate(directory, report)
+    read = _read(directory, seed, report)
+    attrs = _attributes(read.source, report)
+    cases, perf_case, defaults = _cases(read, report)
+    reference = _reference(read.source, read.params, report)
+    page = page_reader.read_page(
+        (directory / "challenge.html").read_text(encoding="utf-8"),
+        [p.name for p in read.params if p.is_tensor and p.direction != "in"],
+    )
+    for note in page.notes:
+        report.note(note)
+    example = _example(read, reference, page, attrs, report)
+    _check_performance_bullet(read.params, perf_case, page, report)
+    starter_texts = starters.read_starters(directory / "starter", STARTERS)
+    requirements = page.requirements
+    if not requirements:
+        requirements = ["The <code>solve</code> function signature must remain unchanged"]
+        report.note("challenge.html lists no Implementation Requirements; chgen writes one")
+    min_bytes = _min_bytes(read.params)
+    report.note(
+        "performance.min_bytes is not in the tree: set to every tensor read or written once "
+        f"({min_bytes}); adjust it"
+    )
+    performance: Dict[str, Any] = {"scalars": perf_case.scalars}
+    perf_inputs = {
+        k: v for k, v in perf_case.inputs.items() if defaults.get("inputs", {}).get(k) != v
+    }
+    if perf_inputs:
+        performance["inputs"] = perf_inputs
+    performance["min_bytes"] = min_bytes
+    svg_name = f"{challenge_id}_{slug}.svg" if page.svg and not inline_svg else None
+    data: Dict[str, Any] = {
+        "id": challenge_id,
+        "slug": slug,
+        "name": attrs["name"],
+        "difficulty": difficulty,
+        "access_tier": attrs["access_tier"],
+        "num_gpus": attrs["num_gpus"],
+        "atol": attrs["atol"],
+        "rtol": attrs["rtol"],
+        "signature": _signature(read.params, _latex(read.params, read.sizes, page)),
+        "reference": reference,
+        "description": page.description + "\n",
+        "svg": svg_name or (page.svg + "\n" if page.svg else None),
+        "requirements": requirements,
+        "constraints": page.constraints,
+        "example": example,
+        "prefill": _prefill(read.run, read.params, report),
+        "scaffold": _scaffold(difficulty, slug, starter_texts, read.sizes, report),
+        "defaults": defaults or None,
+        "functional": [_case_entry(c, defaults, read.sizes) for c in cases],
+        "performance": performance,
+    }
+    return _finish(read, data, f"{challenge_id}_{slug}.yaml", svg_name, page.svg, report)
+
+
+def _read(directory: Path, seed: int, report: Report) -> _Read:
+    """Source, a loaded instance and its traced cases, the signature and its shapes."""
+    try:
+        source = pyast.read_source((directory / "challenge.py").read_text(encoding="utf-8"))
+    except pyast.SourceError as exc:
+        raise ImportFailure(str(exc)) from None
+    try:
+        instance = load_challenge(directory / "challenge.py", _base_file(directory))
+        run = run_cases(instance, seed)
+    except ChallengeLoadError as exc:
+        raise ImportFailure(str(exc)) from None
+    params = infer.read_signature(source, instance, run, report)
+    names, notes = infer.name_cases(source.functional, run.functional)
+    labelled = [("example", run.example), *zip(names, run.functional)]
+    labelled.append(("performance", run.performance))
+    infer.infer_shapes(params, labelled, source.reference.shape_hints)
+    known = {p.name for p in params}
+    for label, case in labelled:
+        extra = sorted(set(case.values) - known)
+        if extra:
+            report.note(
+                f"case {label} passes {', '.join(extra)}, which solve does not take; dropped"
+            )
+    used = {d for p in params if p.is_tensor for d in p.shape}
+    sizes = [p.name for p in params if not p.is_tensor and p.name in used]
+    return _Read(directory, source, instance, run, params, names, notes, sizes, seed)
+
+
+def _cases(read: _Read, report: Report) -> Tuple[List[_Case], _Case, Dict[str, Any]]:
+    """Functional cases, the performance case and the defaults they share."""
+    params = read.params
+    cases = []
+    for label, case, note in zip(read.names, read.run.functional, read.notes):
+        inputs = {} if case.from_example else _inputs(params, case, label, report)
+        cases.append(_Case(label, _scalars(params, case, label), inputs, case.from_example, note))
+    perf = read.run.performance
+    perf_case = _Case(
+        "performance",
+        _scalars(params, perf, "performance"),
+        _inputs(params, perf, "performance", report),
+        False,
+        None,
+    )
+    defaults = _defaults(cases, params, read.sizes)
+    _fill_unknown_performance(perf_case, perf, params, defaults, report)
+    return cases, perf_case, defaults
+
+
+def _example(
+    read: _Read, reference: str, page: page_reader.Page, attrs: Dict[str, Any], report: Report
+) -> Dict[str, Any]:
+    example = read.run.example
+    scalars = _scalars(read.params, example, "example")
+    _check_example_size(read.params, example)
+    inputs = _example_inputs(read.params, example, read.seed, report)
+    computed = _reference_outputs(read.params, reference, scalars, inputs, read.instance, example)
+    outputs = _example_outputs(read.params, computed, page, attrs["atol"], attrs["rtol"], report)
+    return {"scalars": scalars, "inputs": inputs, "outputs": outputs}
+
+
+def _check_performance_bullet(
+    params: List[ParamInfo], perf_case: _Case, page: page_reader.Page, report: Report
+) -> None:
+    shown = {
+        p.name: perf_case.scalars[p.name] for p in params if p.dtype == "int32" and not p.is_tensor
+    }
+    if page.performance and page.performance != shown:
+        report.note(
+            f"challenge.html measures performance at {page.performance}, the test at "
+            f"{shown}; the page is regenerated from the test"
+        )
+
+
+def _scaffold(
+    difficulty: str, slug: str, texts: Dict[str, Optional[str]], sizes: List[str], report: Report
+) -> Optional[Dict[str, Any]]:
+    if difficulty != "easy":
+        return None
+    scaffold, notes = starters.scaffold(texts["starter.cu"], sizes)
+    for note in notes:
+        report.note(note)
+    if scaffold is None:
+        scaffold = {"kernel": f"{slug}_kernel", "grid": sizes[:1]}
+        report.note(f"easy starters get chgen's scaffold: kernel {scaffold['kernel']}")
+    return scaffold
+
+
+def _signature(params: List[ParamInfo], latex: Dict[str, str]) -> List[Dict[str, Any]]:
+    entries = []
+    for p in params:
+        entry: Dict[str, Any] = {"name": p.name, "dtype": p.dtype}
+        if p.is_tensor:
+            entry["direction"] = p.direction
+            entry["shape"] = p.shape
+        if p.name in latex:
+            entry["latex"] = latex[p.name]
+        entries.append(entry)
+    return entries
+
+
+def _fill_unknown_performance(perf_case, perf, params, defaults, report) -> None:
+    """Inputs of a meta-device performance case whose recipe is unknown take the default form."""
+    for p in params:
+        if p.name in perf_case.inputs and not perf_case.inputs[p.name]:
+            fallback = defaults.get("inputs", {}).get(p.name)
+            kind = lookup(p.dtype).kind
+            if fallback is None:
+                fallback = {"uniform": [-1.0, 1.0]} if kind == "float" else {"randint": [0, 2]}
+            perf_case.inputs[p.name] = fallback
+            reason = perf.recipes[p.name].why or perf.recipes[p.name].kind
+            report.approximate(
+                "performance",
+                f"case performance: input {p.name} drawn by code chgen cannot express ({reason}); "
+                f"approximated by {infer.describe(fallback)}",
+            )
+
+
+def _finish(
+    read: _Read,
+    data: Dict[str, Any],
+    spec_name: str,
+    svg_name: Optional[str],
+    svg_text: Optional[str],
+    report: Report,
+) -> ImportResult:
+    """Load and render the spec like any other; compare everything with the originals."""
+    with tempfile.TemporaryDirectory(prefix="chgen-import-") as tmp:
+        root = Path(tmp)
+        spec_path = root / spec_name
+        spec_path.write_text(dump_spec(data, []), encoding="utf-8")
+        if svg_name:
+            (root / svg_name).write_text(svg_text + "\n", encoding="utf-8")
+        try:
+            loaded = load_spec(spec_path, root)
+        except SpecErrors as exc:
+            raise ImportFailure(
+                "the spec written does not load (not representable):\n"
+                + "\n".join(e.render() for e in exc.errors)
+            ) from None
+        _report_asserts(read.source, loaded.spec, report)
+        try:
+            verify_example(loaded)
+        except SpecErrors as exc:
+            for error in exc.errors:
+                report.note(
+                    f"chgen generate refuses this spec until it is fixed by hand: {error.message}"
+                )
+        try:
+            files = render_challenge(loaded)
+        except Exception as exc:  # a spec chgen loads but cannot render is a chgen gap
+            raise ImportFailure(
+                f"chgen cannot render the spec: {type(exc).__name__}: {exc} (not representable)"
+            ) from None
+        rendered_dir = f"challenges/{loaded.spec.difficulty}/{loaded.spec.dir_name}"
+        identical = _compare_files(read.directory, files, rendered_dir, report)
+        for path, text in {**render_core(), **files}.items():
+            target = root / "tree" / path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text, encoding="utf-8")
+        try:
+            generated = load_challenge(
+                root / "tree" / rendered_dir / "challenge.py", root / "tree" / CORE_BASE
+            )
+            equivalence = compare(read.instance, generated, read.names, read.seed, read.run)
+        except ChallengeLoadError as exc:
+            equivalence = Equivalence([f"the regenerated challenge.py fails: {exc}"], [])
+    _report_equivalence(equivalence, report)
+    origin = f"{loaded.spec.difficulty}/{read.directory.name}"
+    header = [f"{loaded.spec.name}: imported by `chgen import` from {origin}."]
+    header += [f"chgen import: {line}" for line in report.lines()]
+    return ImportResult(
+        spec_name,
+        dump_spec(data, header),
+        svg_name,
+        svg_text,
+        report,
+        identical,
+        equivalence,
+        read.names,
+    )
+
+
+def _compare_files(
+    directory: Path, files: Dict[str, str], rendered_dir: str, report: Report
+) -> Dict[str, bool]:
+    """Which rendered files equal their originals; every differing starter is reported."""
+    identical: Dict[str, bool] = {}
+    for name in ("challenge.py", "challenge.html") + tuple(f"starter/{s}" for s in STARTERS):
+        original = directory / name
+        generated = files[f"{rendered_dir}/{name}"]
+        old = original.read_text(encoding="utf-8") if original.is_file() else None
+        identical[name] = old == generated
+        if name.startswith("starter/") and old != generated:
+            report.note(starters.difference(name, old, generated))
+    return identical
+
+
+def _report_equivalence(equivalence: Equivalence, report: Report) -> None:
+    for problem in equivalence.signature:
+        report.note(f"not equivalent: {problem}")
+    for case in equivalence.cases:
+        for problem in case.problems:
+            report.note(f"not equivalent: case {case.label}: {problem}")
+        for problem in case.reference:
+            report.note(f"not equivalent: case {case.label}: {problem}")
+        if case.differing and case.label not in report.approximated:
+            report.approximate(
+                case.label,
+                f"case {case.label}: {', '.join(case.differing)} drawn from the same distribution "
+                "but not the same values for a fixed seed (the original draws in another order "
+                "or with other calls)",
+            )

@@ -1,0 +1,156 @@
+"""Are two challenge.py files the same challenge? Same signature, cases and reference results.
+
+Both are imported on the CPU and their cases drawn with the judge's seeds (example `seed`,
+functional `seed + 1`, performance `seed + 2`). Inputs must match in shape, dtype and value
+(performance cases, drawn on the meta device, in shape and dtype); scalars must be equal; both
+references, run on the same copies of the original's inputs, must write the same outputs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Dict, List, Optional
+
+import torch
+
+from generator.importer.trace import Run, Traced, load_challenge, run_cases
+
+#: functional cases up to this many elements also have their reference results compared
+REFERENCE_CASE_ELEMENTS = 1 << 18
+
+
+@dataclass
+class CaseCheck:
+    label: str
+    problems: List[str] = field(default_factory=list)  # keys, shapes, dtypes, scalars
+    differing: List[str] = field(default_factory=list)  # inputs equal in form but not in value
+    reference: List[str] = field(default_factory=list)  # outputs the references disagree on
+
+
+@dataclass
+class Equivalence:
+    signature: List[str]
+    cases: List[CaseCheck]
+
+    def problems(self, approximated: Optional[Dict[str, Any]] = None) -> List[str]:
+        """Every difference, except differing values in the cases `approximated` names."""
+        excused = set(approximated or ())
+        found = list(self.signature)
+        for case in self.cases:
+            found.extend(f"{case.label}: {p}" for p in case.problems)
+            found.extend(f"{case.label}: {p}" for p in case.reference)
+            if case.label not in excused:
+                found.extend(f"{case.label}: {name} differs in value" for name in case.differing)
+        return found
+
+
+def _signature(a: Any, b: Any) -> List[str]:
+    sa, sb = a.get_solve_signature(), b.get_solve_signature()
+    problems = []
+    if list(sa) != list(sb):
+        return [f"signature names differ: {list(sa)} vs {list(sb)}"]
+    for name in sa:
+        (ka, da), (kb, db) = sa[name], sb[name]
+        if da != db:
+            problems.append(f"signature: {name} is {da!r} vs {db!r}")
+        if ka is not kb:
+            problems.append(f"signature: {name} is {ka.__name__} vs {kb.__name__}")
+    return problems
+
+
+def _same(x: torch.Tensor, y: torch.Tensor) -> bool:
+    if x.dtype.is_floating_point:
+        both_nan = torch.isnan(x) & torch.isnan(y)
+        return bool(((x == y) | both_nan).all())
+    return torch.equal(x, y)
+
+
+def _compare_case(label: str, a: Traced, b: Traced, signature: Dict[str, tuple]) -> CaseCheck:
+    check = CaseCheck(label)
+    for name, (_, direction) in signature.items():
+        if name not in a.values or name not in b.values:
+            check.problems.append(f"{name} is missing from one of the two")
+            continue
+        x, y = a.values[name], b.values[name]
+        if isinstance(x, torch.Tensor) != isinstance(y, torch.Tensor):
+            check.problems.append(f"{name} is a tensor in one and not the other")
+        elif not isinstance(x, torch.Tensor):
+            if x != y:
+                check.problems.append(f"{name} = {x!r} vs {y!r}")
+        elif x.shape != y.shape or x.dtype != y.dtype:
+            check.problems.append(
+                f"{name} is {tuple(x.shape)} {x.dtype} vs {tuple(y.shape)} {y.dtype}"
+            )
+        elif direction != "out" and "meta" not in (x.device.type, y.device.type):
+            if not _same(x, y):
+                check.differing.append(name)
+    return check
+
+
+def _clone(values: Dict[str, Any]) -> Dict[str, Any]:
+    return {k: v.clone() if isinstance(v, torch.Tensor) else v for k, v in values.items()}
+
+
+def _references(a: Any, b: Any, case: Traced, signature: Dict[str, tuple]) -> List[str]:
+    outputs = [n for n, (_, d) in signature.items() if d != "in"]
+    results = []
+    for challenge in (a, b):
+        values = {k: v for k, v in _clone(case.values).items() if k in signature}
+        try:
+            challenge.reference_impl(**values)
+        except Exception as exc:
+            return [f"reference_impl failed: {type(exc).__name__}: {exc}"]
+        results.append(values)
+    return [n for n in outputs if not _same(results[0][n], results[1][n])]
+
+
+def _elements(case: Traced) -> int:
+    return sum(v.numel() for v in case.values.values() if isinstance(v, torch.Tensor))
+
+
+def compare(
+    original: Any,
+    generated: Any,
+    names: List[str],
+    seed: int = 0,
+    original_run: Optional[Run] = None,
+) -> Equivalence:
+    """Compare two loaded challenges; `names` label the functional cases in reports."""
+    signature = original.get_solve_signature()
+    problems = _signature(original, generated)
+    run_a = original_run or run_cases(original, seed)
+    run_b = run_cases(generated, seed)
+    cases = []
+    pairs = [("example", run_a.example, run_b.example)]
+    if len(run_a.functional) != len(run_b.functional):
+        problems.append(f"{len(run_a.functional)} functional cases vs {len(run_b.functional)}")
+    for i, (x, y) in enumerate(zip(run_a.functional, run_b.functional)):
+        pairs.append((names[i] if i < len(names) else f"case_{i + 1}", x, y))
+    for label, x, y in pairs:
+        check = _compare_case(label, x, y, signature)
+        if not check.problems and (label == "example" or _elements(x) <= REFERENCE_CASE_ELEMENTS):
+            found = _references(original, generated, x, signature)
+            check.reference.extend(
+                f"the references disagree on {n}" if " " not in n else n for n in found
+            )
+        cases.append(check)
+    cases.append(_compare_case("performance", run_a.performance, run_b.performance, signature))
+    return Equivalence(problems, cases)
+
+
+def compare_files(
+    original_py: Path,
+    original_base: Path,
+    generated_py: Path,
+    generated_base: Path,
+    names: List[str],
+    seed: int = 0,
+) -> Equivalence:
+    """compare() for two challenge.py files, each with the base class of its own tree."""
+    return compare(
+        load_challenge(original_py, original_base),
+        load_challenge(generated_py, generated_base),
+        names,
+        seed,
+    )

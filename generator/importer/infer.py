@@ -1,0 +1,441 @@
+"""Traced cases -> the spec's signature, shapes, distributions, defaults and case names.
+
+Each tensor's recipe (see trace.py) becomes the spec distribution that draws the same values for the
+same seed: `uniform`, `normal`, `randint`, `constant`, `correlated`, or `values` for literal data.
+What has no such form is approximated and reported.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass
+from typing import Any, Dict, List, Optional, Tuple
+
+import torch
+
+from generator.dtypes import DTYPES, by_ctypes_tensor, lookup
+from generator.importer.pyast import ChallengeSource, FunctionalLayout, comment_above, statement_of
+from generator.importer.report import ImportFailure, Report
+from generator.importer.trace import Recipe, Run, Traced
+from generator.naming import SLUG_RE, forbidden_name_reason
+
+#: `values:` literals are written out only up to this many elements
+VALUES_MAX = 64
+_INT_SCALARS = {"c_int", "c_int32", "c_size_t", "c_uint", "c_uint32", "c_long", "c_int64"}
+_CTYPES_ALIASES = {"ctypes.c_int32": "ctypes.c_int"}
+
+
+@dataclass
+class ParamInfo:
+    name: str
+    dtype: str
+    direction: str
+    is_tensor: bool
+    shape: Optional[List[Any]] = None
+
+
+def spec_dtype(dtype: torch.dtype) -> Optional[str]:
+    spelled = str(dtype).rsplit(".", 1)[-1]
+    return spelled if spelled in DTYPES else None
+
+
+def _pointer_target(spelling: str) -> Optional[str]:
+    match = re.fullmatch(r"ctypes\.POINTER\((ctypes\.\w+)\)", spelling)
+    return match.group(1) if match else None
+
+
+def read_signature(source: ChallengeSource, instance: Any, run: Run, report: Report):
+    """Names, directions and dtypes; c_uint16 (fp16 or bf16) is settled by the example's data."""
+    entries = source.signature
+    if entries is None:
+        entries = _runtime_signature(instance)
+        report.note("get_solve_signature is not a dict literal; read by calling it")
+    params: List[ParamInfo] = []
+    for entry in entries:
+        reason = forbidden_name_reason(entry.name)
+        if reason:
+            raise ImportFailure(
+                f"parameter {entry.name!r} is {reason}: the spec cannot name it (not representable)"
+            )
+        if entry.direction not in ("in", "out", "inout"):
+            raise ImportFailure(f"parameter {entry.name!r} has direction {entry.direction!r}")
+        target = _pointer_target(entry.ctypes)
+        if target is not None:
+            params.append(_tensor_param(entry.name, target, entry.direction, run, report))
+        else:
+            params.append(_scalar_param(entry.name, entry.ctypes, entry.direction, report))
+    return params
+
+
+def _runtime_signature(instance: Any):
+    from generator.importer.pyast import SignatureEntry
+
+    entries = []
+    for name, (kind, direction) in instance.get_solve_signature().items():
+        pointee = getattr(kind, "_type_", None)
+        if isinstance(pointee, type):
+            spelling = f"ctypes.POINTER(ctypes.{pointee.__name__})"
+        else:
+            spelling = f"ctypes.{kind.__name__}"
+        entries.append(SignatureEntry(name, spelling, direction))
+    return entries
+
+
+def _tensor_param(name: str, target: str, direction: str, run: Run, report: Report) -> ParamInfo:
+    spelling = f"ctypes.POINTER({_CTYPES_ALIASES.get(target, target)})"
+    candidates = [row.name for row in by_ctypes_tensor(spelling)]
+    value = run.example.values.get(name)
+    seen = spec_dtype(value.dtype) if isinstance(value, torch.Tensor) else None
+    if isinstance(value, torch.Tensor) and seen is None:
+        raise ImportFailure(
+            f"{name} holds {value.dtype}, which chgen's dtype table lacks (not representable)"
+        )
+    if seen is not None and seen in candidates:
+        dtype = seen
+    elif seen is not None:
+        dtype = seen
+        report.note(
+            f"signature: {name} is declared {spelling} but holds {seen}; chgen writes "
+            f"{lookup(seen).ctypes_tensor}"
+        )
+    elif len(candidates) == 1:
+        dtype = candidates[0]
+    else:
+        raise ImportFailure(f"cannot tell the dtype of {name} ({spelling})")
+    return ParamInfo(name, dtype, direction, True)
+
+
+def _scalar_param(name: str, spelling: str, direction: str, report: Report) -> ParamInfo:
+    kind = spelling.rsplit(".", 1)[-1]
+    if direction != "in":
+        raise ImportFailure(f"scalar {name} has direction {direction!r}; scalars are inputs")
+    if kind in _INT_SCALARS:
+        if kind not in ("c_int", "c_int32"):
+            report.note(
+                f"signature: {name} is declared ctypes.{kind}; chgen writes ctypes.c_int "
+                "(sizes are int in every starter)"
+            )
+        return ParamInfo(name, "int32", "in", False)
+    if kind in ("c_float", "c_double"):
+        if kind == "c_double":
+            report.note(
+                f"signature: {name} is declared ctypes.c_double; chgen has float32 scalars only "
+                "and writes ctypes.c_float (not representable as double)"
+            )
+        return ParamInfo(name, "float32", "in", False)
+    raise ImportFailure(
+        f"parameter {name} is declared {spelling}, not a ctypes pointer or scalar the spec can "
+        "express (not representable)"
+    )
+
+
+# ---------------------------------------------------------------------------------- values
+
+
+def scalar_value(case: Traced, param: ParamInfo, label: str) -> Any:
+    if param.name not in case.values:
+        raise ImportFailure(f"case {label} gives no {param.name}")
+    value = case.values[param.name]
+    if isinstance(value, torch.Tensor):
+        value = value.item()
+    if hasattr(value, "item") and not isinstance(value, (int, float)):
+        value = value.item()
+    if isinstance(value, bool):
+        raise ImportFailure(f"case {label}: {param.name} is a bool")
+    if param.dtype == "int32":
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        if not isinstance(value, int):
+            raise ImportFailure(f"case {label}: {param.name} = {value!r} is not an integer")
+        return value
+    return float(value)
+
+
+def tensor_value(case: Traced, param: ParamInfo, label: str) -> torch.Tensor:
+    value = case.values.get(param.name)
+    if not isinstance(value, torch.Tensor):
+        raise ImportFailure(f"case {label}: {param.name} is not a tensor")
+    if spec_dtype(value.dtype) != param.dtype:
+        raise ImportFailure(
+            f"case {label}: {param.name} is {value.dtype} here but {param.dtype} in the example "
+            "(a dtype per case is not representable)"
+        )
+    return value
+
+
+def infer_shapes(
+    params: List[ParamInfo],
+    cases: List[Tuple[str, Traced]],
+    hints: Dict[str, List[str]],
+) -> None:
+    """Each dim becomes the int32 scalar that equals it in every case, or a fixed number."""
+    sizes = [p for p in params if not p.is_tensor and p.dtype == "int32"]
+    for p in params:
+        if not p.is_tensor:
+            continue
+        shapes = [tuple(tensor_value(case, p, label).shape) for label, case in cases]
+        ranks = {len(s) for s in shapes}
+        if len(ranks) != 1 or 0 in ranks:
+            raise ImportFailure(
+                f"{p.name} has rank {sorted(ranks)} across cases (not representable)"
+            )
+        hint = hints.get(p.name, [])
+        shape: List[Any] = []
+        for j in range(ranks.pop()):
+            dims = [s[j] for s in shapes]
+            matching = [
+                s.name
+                for s in sizes
+                if all(scalar_value(c, s, label) == d for (label, c), d in zip(cases, dims))
+            ]
+            preferred = [m for m in matching if j < len(hint) and hint[j] == m]
+            if preferred:
+                shape.append(preferred[0])
+            elif matching:
+                shape.append(matching[0])
+            elif len(set(dims)) == 1:
+                shape.append(dims[0])
+            else:
+                written = f" (written {hint[j]})" if j < len(hint) else ""
+                raise ImportFailure(
+                    f"dimension {j} of {p.name}{written} is {sorted(set(dims))} across cases and "
+                    "equals no size parameter: derived shapes are not representable"
+                )
+        p.shape = shape
+
+
+# --------------------------------------------------------------------------- distributions
+
+
+def _number(value: Any, kind: str) -> Any:
+    return int(value) if kind == "int" else float(value)
+
+
+def nested(value: Any, kind: str) -> Any:
+    if isinstance(value, (list, tuple)):
+        return [nested(v, kind) for v in value]
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError("not a number")
+    return _number(value, kind)
+
+
+def literal(recipe_data: Any, tensor: torch.Tensor, kind: str) -> Optional[Any]:
+    """The literal as written (0.1, not 0.10000000149), if it has the tensor's shape."""
+    candidates = []
+    if recipe_data is not None:
+        candidates.append(recipe_data)
+    if tensor.device.type != "meta":
+        candidates.append(tensor.tolist())
+    for data in candidates:
+        try:
+            value = nested(data, kind)
+        except TypeError:
+            continue
+        if not isinstance(value, list):
+            value = [value]
+        if _shape_of(value) != tuple(tensor.shape):
+            continue
+        if all(math.isfinite(v) for v in flat(value)):
+            return value
+    return None
+
+
+def _shape_of(value: Any) -> tuple:
+    shape = []
+    while isinstance(value, list):
+        shape.append(len(value))
+        if not value:
+            break
+        value = value[0]
+    return tuple(shape)
+
+
+def flat(value: Any) -> List[Any]:
+    if isinstance(value, list):
+        return [x for v in value for x in flat(v)]
+    return [value]
+
+
+@dataclass
+class Drawn:
+    dist: Dict[str, Any]
+    exact: bool  # the spec form reproduces the recipe (values then checked by equivalence)
+    problem: str = ""
+
+
+def unwrap(recipe: Recipe) -> Tuple[Recipe, bool]:
+    cast = False
+    while recipe.kind in ("view", "cast"):
+        cast = cast or recipe.kind == "cast"
+        recipe = recipe.parts[0]
+    return recipe, cast
+
+
+def distribution(
+    param: ParamInfo, tensor: torch.Tensor, recipe: Recipe, earlier: Dict[str, torch.Tensor]
+) -> Drawn:
+    """The spec distribution for one input tensor (see module docstring)."""
+    kind = lookup(param.dtype).kind
+    base, cast = unwrap(recipe)
+    if base.kind == "literal":
+        data = literal(base.args[0], tensor, kind)
+        if data is not None:
+            items = flat(data)
+            if len(items) > 1 and all(v == items[0] for v in items):
+                return Drawn({"constant": items[0]}, True)
+            if len(items) <= VALUES_MAX:
+                return Drawn({"values": data}, True)
+        return _approximate(param, tensor, "a literal of more than 64 elements")
+    if base.kind == "constant" and base.args[0] is not None:
+        value = base.args[0]
+        if isinstance(value, float) and not math.isfinite(value):
+            return _approximate(param, tensor, "a non-finite constant")
+        return Drawn({"constant": _number(value, kind)}, True)
+    if base.kind in ("uniform", "normal") and kind == "float":
+        low, high = base.args
+        return Drawn({base.kind: [float(low), float(high)]}, not cast)
+    if base.kind == "randint" and kind == "int" and None not in base.args:
+        return Drawn({"randint": [int(base.args[0]), int(base.args[1])]}, not cast)
+    if base.kind == "sum" and kind == "float":
+        found = _correlated(base, earlier)
+        if found is not None:
+            return Drawn({"correlated": found}, not cast)
+    what = {
+        "empty": "uninitialised memory (torch.empty without a fill)",
+        "sum": "a sum chgen cannot express",
+        "scaled": "a scaled tensor",
+        "out": "an output descriptor",
+    }.get(base.kind, f"code chgen cannot express ({base.why or base.kind})")
+    if base.kind in ("uniform", "normal", "randint"):
+        what = f"{base.kind} draws into a {param.dtype} tensor"
+    return _approximate(param, tensor, what)
+
+
+def _correlated(recipe: Recipe, earlier: Dict[str, torch.Tensor]) -> Optional[Dict[str, Any]]:
+    parts = [unwrap(p)[0] for p in recipe.parts]
+    scaled = [p for p in parts if p.kind == "scaled"]
+    noise = [p for p in parts if p.kind == "normal"]
+    if len(scaled) != 1 or len(noise) != 1:
+        return None
+    for name, tensor in earlier.items():
+        if scaled[0].source is tensor:
+            mean, std = noise[0].args
+            return {
+                "source": name,
+                "scale": float(scaled[0].args[0]),
+                "noise": [float(mean), float(std)],
+            }
+    return None
+
+
+def _approximate(param: ParamInfo, tensor: torch.Tensor, what: str) -> Drawn:
+    """Small data verbatim; otherwise uniform (or randint) over the range actually drawn."""
+    kind = lookup(param.dtype).kind
+    if tensor.device.type == "meta":
+        return Drawn({}, False, what)
+    every = tensor.flatten()
+    finite = every[torch.isfinite(every)] if kind == "float" else every
+    if finite.numel() == 0:
+        return Drawn({"constant": 0.0 if kind == "float" else 0}, False, what)
+    low, high = finite.min().item(), finite.max().item()
+    if finite.numel() == every.numel():
+        if low == high:
+            return Drawn({"constant": _number(low, kind)}, True)
+        if every.numel() <= VALUES_MAX:
+            return Drawn({"values": nested(tensor.tolist(), kind)}, True)
+    if kind == "int":
+        return Drawn({"randint": [int(low), int(high) + 1]}, False, what)
+    return Drawn({"uniform": [float(low), float(high)]}, False, what)
+
+
+def describe(dist: Dict[str, Any]) -> str:
+    ((kind, args),) = dist.items()
+    if kind == "uniform":
+        return f"uniform[{args[0]:g},{args[1]:g}]"
+    if kind == "randint":
+        return f"randint[{args[0]},{args[1]})"
+    return kind
+
+
+def key(dist: Dict[str, Any]) -> str:
+    return json.dumps(dist, sort_keys=True)
+
+
+# ------------------------------------------------------------------------------ case names
+
+
+def slugify(text: str) -> str:
+    slug = re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_")
+    slug = re.sub(r"_+", "_", slug)
+    if not slug:
+        return ""
+    if not slug[0].isalpha():
+        slug = "case_" + slug
+    return slug[:60].rstrip("_")
+
+
+def _case_line(case: Traced) -> Optional[int]:
+    lines = [r.line for r in case.recipes.values() if r.line is not None]
+    return max(lines) if lines else None
+
+
+def name_cases(
+    layout: Optional[FunctionalLayout], cases: List[Traced]
+) -> Tuple[List[str], List[Optional[str]]]:
+    """Names from the comment above each case, or from the string labels a loop runs over."""
+    count = len(cases)
+    raw: List[Optional[str]] = [None] * count
+    loop_named: List[Optional[str]] = [None] * count
+    if layout is not None:
+        lines = [_case_line(c) for c in cases]
+        statements = [statement_of(layout, line) for line in lines]
+        groups: Dict[int, List[int]] = {}
+        for i, s in enumerate(statements):
+            if s is not None:
+                groups.setdefault(s, []).append(i)
+        previous = layout.def_line
+        for i, line in enumerate(lines):
+            group = groups.get(statements[i], [i])
+            names = layout.loop_names.get(statements[i]) if statements[i] is not None else None
+            if len(group) > 1 and names and len(names) == len(group):
+                loop_named[i] = names[group.index(i)]
+            elif len(group) == 1 and line is not None:
+                raw[i] = comment_above(layout, line, previous)
+            if line is not None:
+                previous = max(previous, line)
+    return finish_names(raw, loop_named)
+
+
+def finish_names(
+    comments: List[Optional[str]], loop_named: List[Optional[str]]
+) -> Tuple[List[str], List[Optional[str]]]:
+    split = [c.split(": ", 1) if c and ": " in c else None for c in comments]
+    heads = [s[0] for s in split if s]
+    # "name: note" comments (chgen's own form) when every head is a unique slug
+    use_split = (
+        bool(heads) and all(SLUG_RE.match(h) for h in heads) and len(set(heads)) == len(heads)
+    )
+    names: List[str] = []
+    notes: List[Optional[str]] = []
+    for i, comment in enumerate(comments):
+        note = None
+        if loop_named[i]:
+            name = slugify(loop_named[i])
+        elif comment and use_split and split[i]:
+            name, note = split[i][0], split[i][1]
+        elif comment:
+            name = slugify(comment)
+            if name != comment:
+                note = comment
+        else:
+            name = ""
+        base = name = name or f"case_{i + 1}"
+        count = 1
+        while name in names:
+            count += 1
+            name = f"{base}_{count}"
+        names.append(name)
+        notes.append(note)
+    return names, notes

@@ -1,0 +1,332 @@
+"""The importer's parts on small inputs: YAML writing, page reading, source reading, recipes."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+import torch
+import yaml
+
+from generator.importer import html as page
+from generator.importer import infer, pyast, writer
+from generator.importer.infer import ParamInfo
+from generator.importer.report import ImportFailure
+from generator.importer.trace import Traced, Tracer, recipe_of
+
+# ------------------------------------------------------------------------------ the writer
+
+
+@pytest.mark.parametrize(
+    "value, text",
+    [(1e-05, "1.0e-05"), (0.001, "0.001"), (1e20, "1.0e+20"), (-0.5, "-0.5"), (3, "3")],
+)
+def test_numbers_read_back_as_numbers(value, text):
+    assert writer.number(value) == text
+    assert yaml.safe_load(f"k: {text}") == {"k": value}
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "plain words",
+        "edge: 2x2, all zeros",
+        "# not a comment",
+        "'quoted'",
+        " leading space",
+        "1 &le; <code>N</code> &le; 100,000,000",
+        "yes",
+        "1e-5",
+        "\\varepsilon",
+        "a {brace} and [bracket]",
+        "mixed ' and \" quotes",
+    ],
+)
+def test_strings_read_back_unchanged_in_block_and_flow(value):
+    assert yaml.safe_load(f"k: {writer.string(value)}") == {"k": value}
+    assert yaml.safe_load(f"{{k: {writer.string(value, flow=True)}}}") == {"k": value}
+
+
+def test_dump_spec_wraps_long_literals_and_reads_back():
+    data = {
+        "id": 7,
+        "slug": "demo",
+        "reference": "  indented first line\nx = 1\n",
+        "description": "<p>\n  text: with colon # and hash\n</p>\n",
+        "example": {
+            "scalars": {"N": 64},
+            "inputs": {"x": [float(i) / 3 for i in range(64)]},
+            "outputs": {"y": [[float(i)] * 16 for i in range(4)]},
+        },
+        "functional": [{"name": "a", "note": "b: c", "scalars": {"N": 1}}],
+    }
+    text = writer.dump_spec(data, ["first comment", "second: with colon"])
+    assert text.startswith("# first comment\n# second: with colon\n")
+    assert max(len(line) for line in text.splitlines()) <= writer.WIDTH
+    assert yaml.safe_load(text) == data
+
+
+def test_dump_spec_refuses_fields_it_does_not_know():
+    with pytest.raises(writer.WriteError):
+        writer.dump_spec({"id": 1, "unknown_field": 2}, [])
+
+
+# ---------------------------------------------------------------------------- the page reader
+
+PRE_PAGE = """<p>
+  Add.
+</p>
+<svg viewBox="0 0 1 1"><rect/></svg>
+
+<h2>Implementation Requirements</h2>
+<ul>
+  <li>External libraries are
+      not permitted</li>
+</ul>
+
+<h2>Example 1:</h2>
+<pre>
+Input:  A = [1.0, 2.0]
+        N = 2
+        \\alpha = 0.5
+Output: C = [1.5, 3.0]  (approximately)
+</pre>
+
+<h2>Example 2:</h2>
+<pre>
+Output: C = [9.0]
+</pre>
+
+<h2>Notes</h2>
+<p>extra</p>
+
+<h2>Constraints</h2>
+<ul>
+  <li>1 &le; <code>N</code></li>
+  <li>Performance is measured with <code>N</code> = 25,000,000</li>
+</ul>
+"""
+
+
+def test_pre_pages_give_texts_outputs_and_labels():
+    found = page.read_page(PRE_PAGE, ["C"])
+    assert found.description == "<p>\n  Add.\n</p>"
+    assert found.svg == '<svg viewBox="0 0 1 1"><rect/></svg>'
+    assert found.requirements == ["External libraries are not permitted"]
+    assert found.constraints == ["1 &le; <code>N</code>"]
+    assert found.performance == {"N": 25000000}
+    assert found.example_outputs == {"C": [1.5, 3.0]}
+    assert found.scalar_labels == ["A", "N", "\\alpha"]
+    assert not found.matrix
+    notes = " ".join(found.notes)
+    assert "2 examples" in notes and "'Notes'" in notes
+
+
+def test_matrix_pages_give_outputs_by_label():
+    body = """<p>a</p>
+<h2>Example</h2>
+<p>
+Input:<br>
+\\(\\text{x}\\) (N=1, C=2):
+\\[
+\\begin{bmatrix}
+1.0 & 2.0
+\\end{bmatrix}
+\\]
+\\(\\varepsilon\\) = 1e-5<br>
+<br>
+Output:<br>
+\\(\\text{y}\\) (N=1, C=2):
+\\[
+\\begin{bmatrix}
+0.5 & -1e-3 \\\\
+2.0 & 3.0
+\\end{bmatrix}
+\\]
+</p>
+<h2>Constraints</h2>
+<ul></ul>
+"""
+    found = page.read_page(body, ["y"])
+    assert found.matrix
+    assert found.example_outputs == {"y": [[0.5, -0.001], [2.0, 3.0]]}
+    assert found.scalar_labels == ["\\varepsilon"]
+    assert any("no performance bullet" in n for n in found.notes)
+
+
+# ------------------------------------------------------------------------- the source reader
+
+SOURCE = '''
+import ctypes
+import math
+from ctypes import POINTER, c_float
+
+import torch
+from core.challenge_base import ChallengeBase
+
+SCALE = 2
+
+
+class Challenge(ChallengeBase):
+    name = "Demo"
+    atol = 1e-05
+    rtol = 1e-05
+
+    def reference_impl(
+        self, A: torch.Tensor, B: torch.Tensor, N: int
+    ):
+        """Docstring."""
+        assert A.shape == B.shape == (N,)
+        assert A.dtype == torch.float32
+        assert A.device == B.device
+        assert N > 0
+        # keep this comment
+        B.copy_(A * math.pi * SCALE)
+
+    def get_solve_signature(self):
+        return {"A": (POINTER(c_float), "in"), "B": (ctypes.POINTER(ctypes.c_float), "out"),
+                "N": (ctypes.c_size_t, "in")}
+
+    def generate_functional_test(self):
+        tests = []
+        # first: note one
+        tests.append(1)
+        for _, n in [("alpha", 1), ("beta", 2)]:
+            tests.append(n)
+        return tests
+'''
+
+
+def test_source_reader_keeps_the_body_and_drops_regenerated_asserts():
+    source = pyast.read_source(SOURCE)
+    ref = source.reference
+    assert ref.body == "assert N > 0\n# keep this comment\nB.copy_(A * math.pi * SCALE)"
+    assert ref.docstring
+    assert ref.dropped_asserts == [
+        "assert A.shape == B.shape == (N,)",
+        "assert A.dtype == torch.float32",
+        "assert A.device == B.device",
+    ]
+    assert ref.shape_hints == {"A": ["N"], "B": ["N"]}
+    assert ref.free_names == {"math", "SCALE"}
+    assert source.imports["math"] == "import math"
+    assert "SCALE" in source.module_names
+    assert [(e.name, e.ctypes) for e in source.signature] == [
+        ("A", "ctypes.POINTER(ctypes.c_float)"),
+        ("B", "ctypes.POINTER(ctypes.c_float)"),
+        ("N", "ctypes.c_size_t"),
+    ]
+    layout = source.functional
+    assert layout.loop_names == {2: ["alpha", "beta"]}
+    assert (
+        pyast.comment_above(layout, layout.body_lines[1][0], layout.def_line) == "first: note one"
+    )
+
+
+@pytest.mark.parametrize(
+    "line, regenerated",
+    [
+        ("assert x.shape == (N, C)", True),
+        ("assert x.shape[0] == N and x.dtype == torch.float16", True),
+        ("assert x.numel() == N", True),
+        ("assert N > 0", False),
+        ("assert x.is_contiguous()", False),
+        ("assert (x >= 0).all()", False),
+    ],
+)
+def test_only_shape_dtype_device_asserts_are_regenerated(line, regenerated):
+    node = pyast.ast.parse(line).body[0]
+    assert pyast.is_regenerated_assert(node) is regenerated
+
+
+# ------------------------------------------------------------------- recipes and distributions
+
+FLOAT = ParamInfo("x", "float32", "in", True, ["N"])
+
+
+def traced(fn):
+    with Tracer():
+        return fn()
+
+
+def drawn(tensor, earlier=None, param=FLOAT):
+    return infer.distribution(param, tensor, recipe_of(tensor), earlier or {})
+
+
+def test_recipes_become_the_distributions_that_redraw_them():
+    assert drawn(traced(lambda: torch.empty(8).uniform_(-2, 3))).dist == {"uniform": [-2.0, 3.0]}
+    assert drawn(traced(lambda: torch.rand(8))).dist == {"uniform": [0.0, 1.0]}
+    assert drawn(traced(lambda: torch.randn(4, 2))).dist == {"normal": [0.0, 1.0]}
+    assert drawn(traced(lambda: torch.zeros(5))).dist == {"constant": 0.0}
+    assert drawn(traced(lambda: torch.full((5,), 2.5))).dist == {"constant": 2.5}
+    assert drawn(traced(lambda: torch.tensor([0.1, 0.2]))).dist == {"values": [0.1, 0.2]}
+    assert drawn(traced(lambda: torch.tensor([7.0] * 100))).dist == {"constant": 7.0}
+    ints = ParamInfo("k", "int32", "in", True, ["N"])
+    made = traced(lambda: torch.randint(0, 9, (6,), dtype=torch.int32))
+    assert drawn(made, param=ints).dist == {"randint": [0, 9]}
+
+
+def test_a_scaled_source_plus_noise_is_correlated():
+    def make():
+        x = torch.empty(4, 3).normal_(0.0, 1.0)
+        return x, 0.5 * x + torch.empty(4, 3).normal_(0.0, 2.0)
+
+    x, dy = traced(make)
+    found = drawn(dy, {"x": x})
+    assert found.exact and found.dist == {
+        "correlated": {"source": "x", "scale": 0.5, "noise": [0.0, 2.0]}
+    }
+
+
+def test_unknown_code_is_approximated_by_the_range_drawn():
+    big = traced(lambda: torch.randn(1000).abs())
+    found = drawn(big)
+    assert not found.exact and "abs" in found.problem
+    low, high = found.dist["uniform"]
+    assert low == pytest.approx(float(big.min())) and high == pytest.approx(float(big.max()))
+    small = traced(lambda: torch.arange(6, dtype=torch.float32) * 0.5)
+    assert drawn(small).dist == {"values": [0.0, 0.5, 1.0, 1.5, 2.0, 2.5]}
+    uninitialised = traced(lambda: torch.empty(100))
+    assert "uninitialised" in drawn(uninitialised).problem
+
+
+def test_shapes_take_the_size_that_matches_in_every_case():
+    params = [
+        ParamInfo("a", "float32", "in", True),
+        ParamInfo("M", "int32", "in", False),
+        ParamInfo("N", "int32", "in", False),
+    ]
+
+    def case(m, n, shape):
+        return Traced({"a": torch.zeros(shape), "M": m, "N": n}, {})
+
+    cases = [("one", case(2, 2, (2, 2))), ("two", case(3, 5, (3, 5)))]
+    infer.infer_shapes(params, cases, {})
+    assert params[0].shape == ["M", "N"]
+    # a hint from the reference's asserts settles a tie
+    params[0].shape = None
+    infer.infer_shapes(params, cases[:1], {"a": ["N", "M"]})
+    assert params[0].shape == ["N", "M"]
+    with pytest.raises(ImportFailure, match="derived shapes are not representable"):
+        infer.infer_shapes(params, [("three", case(3, 5, (3, 10))), *cases[1:]], {})
+
+
+def test_case_names_come_from_comments_or_loop_labels():
+    names, notes = infer.finish_names(["single: one row", "zero_x: zeros", None], [None] * 3)
+    assert names == ["single", "zero_x", "case_3"] and notes == ["one row", "zeros", None]
+    names, notes = infer.finish_names(["edge: a", "edge: b"], [None, None])
+    assert names == ["edge_a", "edge_b"] and notes == ["edge: a", "edge: b"]
+    names, _ = infer.finish_names([None, None, None], ["Tail 1", "tail-1", "x"])
+    assert names == ["tail_1", "tail_1_2", "x"]
+
+
+def test_slugs_are_valid_case_names():
+    assert infer.slugify("Test 1: Small input!") == "test_1_small_input"
+    assert infer.slugify("4x4 grid") == "case_4x4_grid"
+    assert infer.slugify("***") == ""
+
+
+def test_dedented_reference_fixture_parses():
+    # the body the reader returns is valid Python on its own
+    source = pyast.read_source(SOURCE)
+    compile(textwrap.dedent(source.reference.body), "<body>", "exec")

@@ -1,0 +1,110 @@
+"""The public challenge set itself, when a clone is at hand: CHGEN_PUBLIC_TREE=<clone>/challenges.
+
+Its files are not copied into this repository (their licence, CC BY-NC-ND 4.0, allows no derived
+copies), so these round trips run only where a clone is. The lists record what the import gives on
+that set today: challenges that follow the conventions round-trip; the others are refused or
+reported, each for the reason named.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from generator.cli import app
+from generator.importer import ImportFailure, import_challenge
+from generator.importer.equivalence import compare_files
+
+ENV = "CHGEN_PUBLIC_TREE"
+pytestmark = pytest.mark.skipif(
+    not os.environ.get(ENV), reason=f"set {ENV} to a clone's challenges/ folder"
+)
+
+#: five starters byte-identical, Mojo on the current API, challenge.py equivalent
+ROUND_TRIP = [
+    "hard/12_multi_head_attention",
+    "medium/4_reduction",
+    "medium/6_softmax_attention",
+    "medium/13_histogramming",
+    "medium/25_categorical_cross_entropy_loss",
+    "medium/27_mean_squared_error",
+    "medium/29_top_k_selection",
+    "medium/34_logistic_regression",
+    "medium/35_monte_carlo_integration",
+    "medium/40_batch_normalization",
+    "medium/43_count_array_element",
+    "medium/44_count_2d_array_element",
+    "medium/55_attn_w_linear_bias",
+    "medium/58_fp16_dot_product",
+    "medium/69_jacobi_stencil_2d",
+    "medium/75_sparse_matrix_dense_matrix_multiplication",
+    "medium/82_linear_recurrence",
+    "medium/84_swiglu_mlp_block",
+    "medium/85_lora_linear",
+    "medium/108_dpo_sequence_loss",
+    "medium/111_softmax_attention_backward",
+    "medium/113_layer_normalization",
+]
+#: imported, but a starter breaks a convention chgen keeps (the report names it)
+STARTER_BREAKS = {
+    "easy/1_vector_add": "starter.triton.py: solve takes (a, b, c, N)",
+    "easy/3_matrix_transpose": "starter.triton.py line 7 differs",
+    "hard/15_sorting": "'// data is device pointer' -> chgen '// data is a device pointer'",
+    "medium/16_prefix_sum": "starter.triton.py: solve takes (data, output, n)",
+    "medium/22_gemm": "'// A, B, and C are device pointers' -> chgen",
+}
+#: refused, with the reason
+REFUSED = {
+    "easy/41_simple_inference": "not a ctypes pointer or scalar",
+    "easy/54_swiglu": "derived shapes are not representable",
+    "medium/18_sparse_matrix_vector_multiplication": "rank [1, 2] across cases",
+    "medium/72_stream_compaction": "Mojo keyword",
+    "medium/105_group_normalization": "4-D",
+    "medium/61_rope_embedding": "literal data of at most 4096",
+}
+STARTERS = ["starter.cu", "starter.cute.py", "starter.jax.py", "starter.pytorch.py"]
+
+
+def public(name: str) -> Path:
+    root = Path(os.environ[ENV])
+    root = root / "challenges" if (root / "challenges").is_dir() else root
+    return root / name
+
+
+@pytest.mark.parametrize("name", ROUND_TRIP)
+def test_conventional_public_challenges_round_trip(name: str, runner, tmp_path: Path):
+    challenge = public(name)
+    imported = import_challenge(challenge)
+    spec = imported.write(tmp_path / "specs" / imported.spec_name)[0]
+    result = runner.invoke(app, ["generate", "--out", str(tmp_path / "tree"), str(spec)])
+    assert result.exit_code == 0, result.output
+    tree = tmp_path / "tree" / "challenges"
+    regenerated = tree / challenge.parent.name / challenge.name
+    for starter in STARTERS + ["starter.triton.py"]:
+        got = (regenerated / "starter" / starter).read_text()
+        assert got == (challenge / "starter" / starter).read_text(), starter
+    mojo = (regenerated / "starter" / "starter.mojo").read_text()
+    assert "from max.gpu" in mojo and 'abi("C")' in mojo and "UntrackedOrigin]" in mojo
+    equivalence = compare_files(
+        challenge / "challenge.py",
+        challenge.parent.parent / "core" / "challenge_base.py",
+        regenerated / "challenge.py",
+        tree / "core" / "challenge_base.py",
+        imported.case_names,
+    )
+    assert equivalence.problems(imported.report.approximated) == []
+
+
+@pytest.mark.parametrize("name", sorted(STARTER_BREAKS))
+def test_convention_breaks_are_reported(name: str):
+    imported = import_challenge(public(name))
+    assert any(STARTER_BREAKS[name] in line for line in imported.report.lines())
+
+
+@pytest.mark.parametrize("name", sorted(REFUSED))
+def test_what_cannot_be_represented_is_refused(name: str):
+    with pytest.raises(ImportFailure) as caught:
+        import_challenge(public(name))
+    assert REFUSED[name] in str(caught.value)
