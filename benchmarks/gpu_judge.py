@@ -5,29 +5,36 @@ Step 1, on the build machine (nvcc, mojo, CuTe DSL, pydantic), from the reposito
     python benchmarks/gpu_judge.py build --out build/gpu-bundle
 
 It builds, for sm_90 (CuTe: sm_90a), every starter and solution of every spec, the spec's
-baselines, the hostile catalogue (tests/judge/hostile) and a public-style tree fixture, into one
-folder with the Mojo runtime; it prints the folder's size.
+baselines and mutants, the hostile catalogue (tests/judge/hostile) and a public-style tree
+fixture, into one folder with the Mojo runtime; it prints the folder's size.
 
 Step 2, on the GPU machine (torch, triton, jax; no mojo, no pydantic needed; the CuTe DSL
-installed into a folder named by CHGEN_CUTE_SITE), from the repository root:
+installed into a folder named by CHGEN_CUTE_SITE; Liger-Kernel, for its baseline, importable
+through PYTHONPATH, which the workers inherit), from the repository root:
 
-    CHGEN_CUTE_SITE=/path/to/cute-site \
+    CHGEN_CUTE_SITE=/path/to/cute-site PYTHONPATH=/path/to/liger-site \
         python benchmarks/gpu_judge.py run --prebuilt build/gpu-bundle
 
-It runs every job (correctness in parallel workers, then the timed performance cases of
-solutions and baselines one at a time) and writes judge.json, judge.md (the table for
-benchmarks/results/), nvidia-smi.txt and run.log into $OUT (or --out). Exit 0 when every job
-ended as expected.
+It runs every job: correctness in parallel workers (every solution on seeds 0-4, the mutants on
+every functional case, the reference against the float64 oracle, the accuracy floor), then the
+timed performance cases of solutions and baselines one at a time (seed 0). It writes judge.json,
+judge.md, nvidia-smi.txt and run.log into $OUT (or --out); `--results DIR` also writes the
+results files there, which `python benchmarks/results_files.py judge.json` makes from the report
+afterwards anyway. Exit 0 when every job ended as expected and every spec-level proof held. About
+1.5 minutes of correctness, then timing until the deadline: the whole run stays within about 7
+minutes.
 """
 
 from __future__ import annotations
 
 import argparse
 import io
+import json
 import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Optional
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -39,9 +46,11 @@ CATALOGUE = ROOT / "tests" / "judge" / "hostile" / "catalogue.yaml"
 FIXTURE = ROOT / "tests" / "judge" / "fixtures" / "tree" / "challenges" / "easy" / "9001_scaled_add"
 #: Per timed job: converge to 1% or stop after this many seconds of repetitions.
 PERF_BUDGET_S = 2.0
-#: No timed job starts after this many seconds, so that the run ends within about 8 minutes
+#: No timed job starts after this many seconds, so that the run ends within about 7 minutes
 #: (optimized solutions are timed first, then the baselines, then the naive solutions).
 DEADLINE_S = 360.0
+#: Every solution must pass every case for each of these seeds (the first is also timed).
+SEEDS = "0,1,2,3,4"
 
 
 def build(out: Path, jobs: int) -> int:
@@ -108,10 +117,20 @@ class Tee(io.TextIOBase):
         return False
 
 
-def run(prebuilt: Path, out: Path, jobs: int, timeout: float, device: str, perf: bool) -> int:
+def run(
+    prebuilt: Path,
+    out: Path,
+    jobs: int,
+    timeout: float,
+    device: str,
+    perf: bool,
+    seeds: str,
+    results: Optional[Path] = None,
+) -> int:
     from rich.console import Console
 
-    from generator.judge.commands import CommandError, TestArgs, test_command
+    from benchmarks.results_files import write_results
+    from generator.judge.commands import CommandError, TestArgs, parse_seeds, test_command
     from generator.judge.toolchains import gpus
 
     out.mkdir(parents=True, exist_ok=True)
@@ -125,6 +144,11 @@ def run(prebuilt: Path, out: Path, jobs: int, timeout: float, device: str, perf:
         stdout, stderr = Tee(sys.stdout, log), Tee(sys.stderr, log)
         console = Console(file=stdout, highlight=False, soft_wrap=True, width=150)
         errors = Console(file=stderr, highlight=False, soft_wrap=True, width=150)
+        try:
+            seed_list = parse_seeds(seeds, 0)
+        except CommandError as exc:
+            errors.print(f"error: {exc}", markup=False)
+            return 1
         args = TestArgs(
             specs=[],
             device=device,
@@ -136,7 +160,8 @@ def run(prebuilt: Path, out: Path, jobs: int, timeout: float, device: str, perf:
             markdown_out=out / "judge.md",
             jobs=jobs,
             timeout=timeout,
-            seed=0,
+            seed=seed_list[0],
+            seeds=seed_list,
             arch=None,
             rerun=True,
             specs_dir=ROOT / "specs",
@@ -147,10 +172,15 @@ def run(prebuilt: Path, out: Path, jobs: int, timeout: float, device: str, perf:
             deadline_s=DEADLINE_S,
         )
         try:
-            return test_command(args, console, errors)
+            code = test_command(args, console, errors)
         except CommandError as exc:
             errors.print(f"error: {exc}", markup=False)
             return 1
+        if results is not None:
+            report = json.loads((out / "judge.json").read_text())
+            for path in write_results(report, results):
+                console.print(f"results file: {path}", markup=False)
+        return code
 
 
 def main() -> int:
@@ -162,10 +192,17 @@ def main() -> int:
     go = steps.add_parser("run", help="run a bundle on the GPU machine")
     go.add_argument("--prebuilt", type=Path, default=ROOT / "build" / "gpu-bundle")
     go.add_argument("--out", type=Path, default=Path(os.environ.get("OUT") or "gpu-judge-out"))
-    go.add_argument("--jobs", type=int, default=8)
+    go.add_argument("--jobs", type=int, default=12, help="parallel correctness workers")
     go.add_argument("--timeout", type=float, default=90.0)
     go.add_argument("--device", default="cuda", help="cpu only to rehearse the run here")
     go.add_argument("--no-perf", action="store_true", help="skip the timed runs (rehearsal)")
+    go.add_argument("--seeds", default=SEEDS, help="seeds every solution must pass (list or count)")
+    go.add_argument(
+        "--results",
+        type=Path,
+        help="also write the results files here (default: none; make them "
+        "later from judge.json with benchmarks/results_files.py)",
+    )
     args = parser.parse_args()
     if args.step == "build":
         return build(args.out.resolve(), args.jobs)
@@ -176,6 +213,8 @@ def main() -> int:
         args.timeout,
         args.device,
         not args.no_perf,
+        args.seeds,
+        args.results.resolve() if args.results else None,
     )
 
 

@@ -236,7 +236,7 @@ def test_cmd(
         None, "--seeds", help="Seeds every solution must pass: a list (0,1,2,3,4) or a count (5)."
     ),
     kinds: List[str] = typer.Option(
-        [], "--kind", help="Only these jobs: starter, solution, baseline, mutant (repeatable)."
+        [], "--kind", help="Only these jobs: starter, solution, baseline, mutant, reference."
     ),
     arch: Optional[str] = typer.Option(None, "--arch", help="CUDA/Mojo target, e.g. sm_90."),
     rerun: bool = typer.Option(False, "--rerun", help="Ignore cached results."),

@@ -179,9 +179,19 @@ def live_plan(args: TestArgs, cache: Cache) -> Any:
 
     try:
         paths = resolve_specs(args.specs, args.specs_dir)
-        return plan_from_specs(paths, args.tree_dir, args.solutions_dir, cache.root / "plan")
+        plan = plan_from_specs(paths, args.tree_dir, args.solutions_dir, cache.root / "plan")
     except PlanError as exc:
         raise CommandError(str(exc)) from None
+    return only_kinds(plan, args.kinds)
+
+
+def only_kinds(plan: Any, kinds: List[str]) -> Any:
+    """`--kind`: keep only those jobs (the proofs of the others are then not shown)."""
+    if kinds:
+        plan.jobs = [j for j in plan.jobs if j.kind in kinds]
+        if not plan.jobs:
+            raise CommandError(f"no job of kind {', '.join(kinds)}")
+    return plan
 
 
 def test_command(args: TestArgs, console: Any, err: Any) -> int:
@@ -222,12 +232,9 @@ def test_command(args: TestArgs, console: Any, err: Any) -> int:
             ]
             if not plan.jobs:
                 raise CommandError(f"the bundle has no jobs for {', '.join(wanted)}")
+        plan = only_kinds(plan, args.kinds)
     else:
         plan = live_plan(args, cache)
-    if args.kinds:
-        plan.jobs = [j for j in plan.jobs if j.kind in args.kinds]
-        if not plan.jobs:
-            raise CommandError(f"no job of kind {', '.join(args.kinds)}")
     report = run_suite(plan, args, device, mojo_runtime, cache, console, err, args.title)
     json_out = args.json_out or DEFAULT_REPORT
     from generator.judge.report import markdown, write_json

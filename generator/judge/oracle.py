@@ -22,7 +22,9 @@ import torch
 from generator.judge.signature import JudgeParam
 
 
-def tolerance_ratio(actual: torch.Tensor, expected: torch.Tensor, atol: float, rtol: float) -> float:
+def tolerance_ratio(
+    actual: torch.Tensor, expected: torch.Tensor, atol: float, rtol: float
+) -> float:
     """error / tolerance (see the module note); inf for a shape mismatch."""
     if tuple(actual.shape) != tuple(expected.shape):
         return math.inf
@@ -100,15 +102,12 @@ class Oracle:
         gradients: Dict[str, str] = self.spec["gradients"]
         scope = {**_namespace(), **upcast}
         with torch.enable_grad():
-            leaves = []
-            for name in gradients:
-                leaf = scope[name].requires_grad_(True)
-                leaves.append(leaf)
+            leaves = [scope[name].requires_grad_(True) for name in gradients]
             forward = eval(self.spec["forward"], scope)  # noqa: S307 - the spec's expression
             grad_output = eval(self.spec["grad_output"], scope)  # noqa: S307
             grads = torch.autograd.grad(forward, leaves, grad_output, allow_unused=True)
         found = {}
-        for (name, output), leaf, grad in zip(gradients.items(), leaves, grads):
+        for output, leaf, grad in zip(gradients.values(), leaves, grads):
             found[output] = (grad if grad is not None else torch.zeros_like(leaf)).detach()
         return found
 

@@ -25,7 +25,7 @@ BASELINE_TIMEOUT = 240.0
 class PlanJob:
     id: str  # "<challenge>/<kind>/<name>/<language>"
     challenge: str  # key into Plan.challenges (the challenge's directory name)
-    kind: str  # starter | solution | baseline | mutant | hostile
+    kind: str  # starter | solution | baseline | mutant | reference | hostile
     name: str  # variant, baseline name, hostile case, or "starter"
     language: str
     source: str  # path; relative to the bundle folder inside plan.json
@@ -211,6 +211,19 @@ def plan_from_specs(
                     functional=False,
                     timeout=BASELINE_TIMEOUT,
                     priority=1,
+                )
+            )
+        if spec.oracle is not None:
+            # The reference itself (in challenge.py) against the float64 oracle.
+            jobs.append(
+                PlanJob(
+                    id=f"{key}/reference/oracle/pytorch",
+                    challenge=key,
+                    kind="reference",
+                    name="reference vs oracle",
+                    language="pytorch",
+                    source=str(folder / "challenge.py"),
+                    expect="pass",
                 )
             )
         for mutant in spec.mutants:

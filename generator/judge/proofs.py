@@ -34,11 +34,14 @@ def _float(value: Any) -> Optional[float]:
     return None if value is None else float(value)
 
 
-def fmt(value: Optional[float], spec: str = ".3g") -> str:
+def fmt(value: Optional[float], spec: Optional[str] = None) -> str:
+    """Three significant digits; scientific outside [0.01, 1000) so 1001.8 is not shown as 1e+03."""
     if value is None:
         return "—"
     if math.isinf(value):
         return "inf"
+    if spec is None:
+        spec = ".3g" if value == 0 or 0.01 <= abs(value) < 1000 else ".2e"
     return format(value, spec)
 
 
@@ -181,7 +184,9 @@ def oracle_table(
             value = _float(case["oracle_dev"])
             if case["name"] not in worst or value > worst[case["name"]]:
                 worst[case["name"]] = value
-                outputs[case["name"]] = {k: _float(v) for k, v in case["oracle_devs"].items()}
+                outputs[case["name"]] = {
+                    k: _float(v) for k, v in case.get("oracle_devs", {}).items()
+                }
     cases = [
         {"name": name, "deviation": worst.get(name), "outputs": outputs.get(name, {})}
         for name in challenge.case_names
@@ -225,15 +230,15 @@ def floor_table(
         "cases": [],
         "solutions": [],
     }
-    measured_rows = [
-        r for r in rows if r["kind"] == "solution" and _functional_entries(r, "floor")
-    ]
+    measured_rows = [r for r in rows if r["kind"] == "solution" and _functional_entries(r, "floor")]
     per_row = {
         r["id"]: {c["name"]: c["floor"] for c in _functional_entries(r, "floor")}
         for r in measured_rows
     }
     for name in challenge.case_names:
-        first = next((per_row[r["id"]][name] for r in measured_rows if name in per_row[r["id"]]), None)
+        first = next(
+            (per_row[r["id"]][name] for r in measured_rows if name in per_row[r["id"]]), None
+        )
         if first is None:
             table["cases"].append({"name": name, "elements": None, "enforced": False})
             continue
@@ -369,7 +374,9 @@ def print_proofs(proofs: Dict[str, Dict[str, Any]], console: Any) -> None:
         if mutants:
             table = Table(title=f"{key}: mutants (error/tolerance on the catching cases)")
             for name in ("Mutant", "Mistake", "Caught by", "Expected", "Weakest", "Strongest"):
-                table.add_column(name, justify="right" if name in ("Weakest", "Strongest") else "left")
+                table.add_column(
+                    name, justify="right" if name in ("Weakest", "Strongest") else "left"
+                )
             for m in mutants:
                 style = "bold red" if not m["caught_by"] or m["differs"] else None
                 table.add_row(
@@ -395,11 +402,14 @@ def print_proofs(proofs: Dict[str, Dict[str, Any]], console: Any) -> None:
             wide.print(table)
         if floor and floor["solutions"]:
             title = (
-                f"{key}: accuracy floor, mean relative error of {floor['output']} vs float64 "
-                f"(x baseline {floor['baseline_expression']}; limit {floor['factor']:g}x on cases "
-                f"of >= {floor['min_elements']} elements)"
+                f"{key}: accuracy floor (mean relative error of {floor['output']} vs float64, "
+                f"and its ratio to the baseline's)"
             )
-            table = Table(title=title)
+            caption = (
+                f"baseline: {floor['baseline_expression']}; each solution <= "
+                f"{floor['factor']:g}x on cases of >= {floor['min_elements']} elements"
+            )
+            table = Table(title=title, caption=caption)
             header, lines = floor_rows(floor)
             for name in header:
                 table.add_column(name, justify="left" if name == "Case" else "right")

@@ -27,7 +27,17 @@ COLUMNS = (
 )
 #: The terminal table leaves out what the Markdown and JSON reports keep.
 TERMINAL_COLUMNS = tuple(c for c in COLUMNS if c not in ("Min ms", "Spread"))
-RIGHT = ("Cases", "Seeds", "Max rel err", "Time s", "Median ms", "Min ms", "Spread", "GB/s", "% copy")
+RIGHT = (
+    "Cases",
+    "Seeds",
+    "Max rel err",
+    "Time s",
+    "Median ms",
+    "Min ms",
+    "Spread",
+    "GB/s",
+    "% copy",
+)
 
 
 def _num(value: Optional[float], fmt: str) -> str:
@@ -74,7 +84,7 @@ def print_table(rows: List[Dict[str, Any]], console: Any, title: str = "") -> No
         style = None if row["ok"] else "bold red"
         table.add_row(*(values[name] for name in TERMINAL_COLUMNS), style=style)
     # Never squeeze the table into an 80-column pipe; a narrow terminal wraps instead.
-    wide = Console(file=console.file, width=max(console.width, 150), highlight=False)
+    wide = Console(file=console.file, width=max(console.width, 170), highlight=False)
     wide.print(table)
     for row in rows:
         if row["ok"] and row["kind"] == "mutant":

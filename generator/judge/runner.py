@@ -62,6 +62,7 @@ class Job:
     oracle: Optional[Dict[str, Any]] = None  # the spec's float64 oracle (plan JSON)
     accuracy_floor: Optional[Dict[str, Any]] = None  # the spec's floor (plan JSON)
     mutant: bool = False  # a known mistake: every functional case, none stopping the job
+    reference: bool = False  # the challenge's reference against `oracle`; no solution is loaded
 
 
 @dataclass
@@ -217,6 +218,8 @@ def _build_for(job: Job, cache: Cache) -> BuildOutcome:
 def modes_for(job: Job) -> List[str]:
     if job.device == "cpu" and job.language == "cute":
         return ["compile"]
+    if job.reference:
+        return ["oracle"]
     if job.mutant:
         return ["mutant"]
     modes = ["functional"] if job.functional else []
@@ -257,9 +260,12 @@ def run_key(job: Job, artifact: Path, modes: List[str]) -> str:
 
 def worker_env(job: Job, modes: List[str]) -> Dict[str, str]:
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(
-        [str(PACKAGE_ROOT.parent)] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
-    )
+    # The worker runs in a folder of its own: relative entries (a baseline's library on
+    # PYTHONPATH, the CuTe site) are made absolute so that they still mean the same place.
+    inherited = [str(Path(p).resolve()) for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
+    env["PYTHONPATH"] = os.pathsep.join([str(PACKAGE_ROOT.parent)] + inherited)
+    if env.get("CHGEN_CUTE_SITE"):
+        env["CHGEN_CUTE_SITE"] = str(Path(env["CHGEN_CUTE_SITE"]).resolve())
     env.update(MOJO_ENV)
     env["PYTHONUNBUFFERED"] = "1"
     env["PYTHONDONTWRITEBYTECODE"] = "1"

@@ -44,6 +44,10 @@ def to_job(pj: PlanJob, plan: Plan, options: SuiteOptions, perf_phase: bool) -> 
     target = pj.target or target_for(pj.language, options.arch if pj.language != "cute" else None)
     solution = pj.kind == "solution" and not perf_phase
     mutant = pj.kind == "mutant" and not perf_phase
+    reference = pj.kind == "reference" and not perf_phase
+    # The floor needs the oracle in every solution's worker; otherwise one job per challenge
+    # (`reference`) measures the reference against the oracle.
+    floor = challenge.accuracy_floor if solution and challenge.oracle else None
     return Job(
         challenge_dir=Path(challenge.dir),
         source=Path(pj.source),
@@ -61,9 +65,10 @@ def to_job(pj: PlanJob, plan: Plan, options: SuiteOptions, perf_phase: bool) -> 
         perf_options=options.perf_options,
         mojo_runtime=options.mojo_runtime,
         extra_seeds=list(options.extra_seeds) if solution else [],
-        oracle=challenge.oracle if solution or mutant else None,
-        accuracy_floor=challenge.accuracy_floor if solution and challenge.oracle else None,
+        oracle=challenge.oracle if reference or floor else None,
+        accuracy_floor=floor,
         mutant=mutant,
+        reference=reference,
     )
 
 
@@ -144,7 +149,8 @@ def make_row(
         "cases_passed": len(passed),
         "skipped": len(main.get("skipped") or []),
         "seeds": [
-            {k: s.get(k) for k in ("seed", "verdict", "passed", "skipped", "message")} for s in seeds
+            {k: s.get(k) for k in ("seed", "verdict", "passed", "skipped", "message")}
+            for s in seeds
         ],
         "max_abs": max((c.get("max_abs", 0.0) for c in passed if "max_abs" in c), default=None),
         "max_rel": max((c.get("max_rel", 0.0) for c in passed if "max_rel" in c), default=None),

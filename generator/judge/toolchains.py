@@ -19,7 +19,17 @@ from typing import Dict, List, Optional
 
 #: Build targets used when no GPU is visible (what the H200 needs).
 DEFAULT_TARGETS = {"cuda": "sm_90", "mojo": "sm_90", "cute": "sm_90a"}
-PACKAGES = ("torch", "triton", "jax", "jaxlib", "nvidia-cutlass-dsl", "mojo", "max-core", "numpy")
+PACKAGES = (
+    "torch",
+    "triton",
+    "jax",
+    "jaxlib",
+    "nvidia-cutlass-dsl",
+    "mojo",
+    "max-core",
+    "numpy",
+    "liger-kernel",  # a baseline's library; on PYTHONPATH where it is not installed
+)
 MOJO_ENV = {"MODULAR_CRASH_REPORTING_ENABLED": "false", "MODULAR_TELEMETRY_ENABLED": "0"}
 #: The Mojo runtime a built .so needs, in an order where each library's dependencies come first.
 MOJO_RUNTIME_LIBS = (

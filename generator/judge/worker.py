@@ -3,11 +3,12 @@
     python -m generator.judge.worker JOB.json
 
 The job (JSON) names the challenge folder, the language, the built artifact, the device and the
-modes to run (`functional`, `perf`, `mutant`, or `compile` for a CuTe compile-check). `functional`
-runs the job's seed, then any `extra_seeds`; with the plan's `oracle` (and `accuracy_floor`) each
-functional case of the job's seed also records the reference's deviation from the float64 oracle
-(and the floor's errors). `mutant` runs every functional case of a known mistake, none stopping
-the job, and records which cases catch it and by how much. The result is a JSON
+modes to run (`functional`, `perf`, `mutant`, `oracle`, or `compile` for a CuTe compile-check).
+`functional` runs the job's seed, then any `extra_seeds`; with the plan's `accuracy_floor` each
+functional case of the job's seed also records the floor's errors against the float64 oracle.
+`mutant` runs every functional case of a known mistake, none stopping the job, and records which
+cases catch it and by how much. `oracle` loads no solution: it measures the challenge's reference
+against the float64 oracle on every functional case. The result is a JSON
 file that is rewritten (atomically) at every phase: it always says which phase and case are running
 and since when, so the parent can kill a hung worker and still name the case, and a worker killed by
 a signal or a stray `os._exit` still leaves the cases it finished. Only this process imports torch,
@@ -321,6 +322,19 @@ class Judge:
             "solution": encode(mean_relative_error(guarded.values[name], exact)),
         }
 
+    def reference_vs_oracle(self) -> str:
+        """Every functional case: the reference's error/tolerance against the float64 oracle."""
+        worst = 0.0
+        for case in self.cases(self.seed)[1:]:
+            self.result.progress("case", self.timeout, case.name)
+            started = time.perf_counter()
+            entry: Dict[str, Any] = {"name": case.name, "elements": case.elements()}
+            self.result.data["cases"].append(entry)
+            self.oracle_deviation(entry, case, self.reference(case.values))
+            worst = max(worst, float(entry["oracle_dev"]))
+            entry.update({"verdict": V.PASS, "seconds": round(time.perf_counter() - started, 4)})
+        return f"largest deviation {worst:.3g} x the tolerance"
+
     def mutant(self, solution: Any) -> tuple:
         """A known mistake: every functional case runs (none ends the job), each recording its
         error/tolerance and whether it catches the mistake; returns (verdict, message)."""
@@ -344,7 +358,6 @@ class Judge:
         entry: Dict[str, Any] = {"name": case.name, "elements": case.elements()}
         self.result.data["cases"].append(entry)
         expected = self.reference(case.values)
-        self.oracle_deviation(entry, case, expected)
         guarded = GuardedArgs(self.params, case.values, self.seed, self.band)
         self.sync()
         try:
@@ -534,6 +547,11 @@ def run(job: Dict[str, Any], result: ResultFile) -> None:
     prepare_environment(job)
     try:
         judge = Judge(job, result)
+        if "oracle" in job["modes"]:
+            if judge.oracle is None:
+                raise Stop(V.JUDGE_ERROR, "no oracle was given")
+            result.finish(V.PASS, judge.reference_vs_oracle())
+            return
         result.progress("load", float(job.get("startup_timeout", 300)))
         solution = judge.load()
         modes: List[str] = job["modes"]

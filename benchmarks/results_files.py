@@ -1,0 +1,195 @@
+"""Results files from a GPU judge run, one pair per challenge, for benchmarks/results/.
+
+    python benchmarks/results_files.py gpu-judge-out/judge.json --out benchmarks/results
+
+`judge.json` is what `benchmarks/gpu_judge.py run` (or `chgen test --perf --json`) wrote. For each
+challenge with solutions or baselines it writes `<id>_<slug>-<tag>.json` with exactly
+
+    {"gpu", "date", "driver", "versions", "copy_gbps",
+     "results": [{"name", "language", "variant", "median_ms", "gbps", "pct_copy_bw"}]}
+
+(variant: naive | optimized | baseline; untimed entries have null timings), and a Markdown
+rendering next to it that also carries the run's spec-level proofs (mutants, oracle, accuracy
+floor) and the seeds every solution passed, when the run has them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from pathlib import Path
+from typing import Any, Dict, List, Optional
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from generator.judge import verdicts as V  # noqa: E402
+from generator.judge.proofs import markdown_proofs  # noqa: E402
+
+VARIANTS = ("naive", "optimized")
+#: Package versions worth recording, in the order the files list them.
+VERSION_KEYS = (
+    "python",
+    "torch",
+    "triton",
+    "jax",
+    "jaxlib",
+    "nvidia-cutlass-dsl",
+    "liger-kernel",
+    "numpy",
+)
+LANGUAGE_TITLES = {
+    "cuda": "CUDA",
+    "mojo": "Mojo",
+    "triton": "Triton",
+    "pytorch": "PyTorch",
+    "jax": "JAX",
+    "cute": "CuTe DSL",
+}
+
+
+def tag_for(gpu: Optional[str]) -> str:
+    """`h200` for an NVIDIA H200, a slug of the name otherwise."""
+    if not gpu:
+        return "cpu"
+    match = re.search(r"\b([A-Z]+\d+[A-Za-z]*)\b", gpu)
+    if match:
+        return match.group(1).lower()
+    return re.sub(r"[^a-z0-9]+", "-", gpu.lower()).strip("-")
+
+
+def _variant(row: Dict[str, Any]) -> Optional[str]:
+    if row["kind"] == "baseline":
+        return "baseline"
+    if row["kind"] == "solution" and row["name"] in VARIANTS:
+        return row["name"]
+    return None
+
+
+def _entry(row: Dict[str, Any]) -> Dict[str, Any]:
+    perf = row.get("perf") or {}
+    variant = _variant(row)
+    title = LANGUAGE_TITLES.get(row["language"], row["language"])
+    return {
+        "name": row["name"] if variant == "baseline" else f"{title} {variant}",
+        "language": row["language"],
+        "variant": variant,
+        "median_ms": perf.get("median_ms"),
+        "gbps": perf.get("gbps"),
+        "pct_copy_bw": perf.get("pct_of_copy"),
+    }
+
+
+def versions(report: Dict[str, Any]) -> Dict[str, str]:
+    meta = report.get("meta", {})
+    machine = meta.get("machine", {})
+    packages = machine.get("packages", {})
+    found = {key: packages[key] for key in VERSION_KEYS if packages.get(key)}
+    runtime = next(
+        ((r.get("env") or {}).get("cuda_runtime") for r in report.get("rows", []) if r.get("env")),
+        None,
+    )
+    extra = {
+        "cuda_runtime": runtime,
+        "nvcc": machine.get("nvcc"),
+        "mojo (build)": meta.get("mojo_build"),
+    }
+    found.update({key: value for key, value in extra.items() if value})
+    return found
+
+
+def results_for(report: Dict[str, Any], challenge: str) -> Dict[str, Any]:
+    """The results file of one challenge (exactly the documented schema)."""
+    meta = report.get("meta", {})
+    machine = meta.get("machine", {})
+    rows = [r for r in report.get("rows", []) if r["challenge"] == challenge and _variant(r)]
+    return {
+        "gpu": machine.get("gpu"),
+        "date": meta.get("date"),
+        "driver": machine.get("driver"),
+        "versions": versions(report),
+        "copy_gbps": meta.get("copy_gbps"),
+        "results": [_entry(r) for r in rows],
+    }
+
+
+def _num(value: Optional[float], spec: str) -> str:
+    return "—" if value is None else format(value, spec)
+
+
+def markdown_for(report: Dict[str, Any], challenge: str, data: Dict[str, Any]) -> str:
+    lines = [f"# {challenge} on {data['gpu'] or 'no GPU'}", ""]
+    lines += [
+        f"- Date: {data['date']}",
+        f"- Driver: {data['driver']}",
+        "- Versions: " + ", ".join(f"{k} {v}" for k, v in data["versions"].items()),
+    ]
+    if data["copy_gbps"]:
+        lines.append(f"- Device copy bandwidth: {data['copy_gbps']:.0f} GB/s (read + write)")
+    rows = [r for r in report.get("rows", []) if r["challenge"] == challenge]
+    solutions = [r for r in rows if r["kind"] == "solution"]
+    seeds = report.get("meta", {}).get("seeds") or []
+    if len(seeds) > 1 and solutions:
+        clean = sum(
+            1
+            for r in solutions
+            if [s["seed"] for s in r.get("seeds", [])] == seeds
+            and all(s["verdict"] == V.PASS for s in r["seeds"])
+        )
+        lines.append(
+            f"- Correctness: {clean} of {len(solutions)} solutions passed every case for each of "
+            f"seeds {', '.join(str(s) for s in seeds)}"
+        )
+    lines += ["", "| Name | Language | Variant | Median ms | GB/s | % of copy |"]
+    lines.append("|---|---|---|---:|---:|---:|")
+    for entry in data["results"]:
+        lines.append(
+            f"| {entry['name']} | {entry['language']} | {entry['variant']} | "
+            f"{_num(entry['median_ms'], '.4f')} | {_num(entry['gbps'], '.0f')} | "
+            f"{_num(entry['pct_copy_bw'], '.1f')} |"
+        )
+    problems = [r for r in rows if not r["ok"]]
+    if problems:
+        lines += ["", "Not as expected:", ""]
+        lines += [f"- `{r['id']}` ({r['verdict']}): {r['message']}" for r in problems]
+    proofs = (report.get("proofs") or {}).get(challenge)
+    if proofs:
+        lines += ["", "## Spec-level proofs", ""] + markdown_proofs(challenge, proofs)
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def write_results(report: Dict[str, Any], out: Path, tag: Optional[str] = None) -> List[Path]:
+    """One JSON and one Markdown file per challenge that has solutions or baselines."""
+    tag = tag or tag_for((report.get("meta", {}).get("machine") or {}).get("gpu"))
+    challenges = []
+    for row in report.get("rows", []):
+        if _variant(row) and row["challenge"] not in challenges:
+            challenges.append(row["challenge"])
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for challenge in challenges:
+        data = results_for(report, challenge)
+        path = out / f"{challenge}-{tag}.json"
+        path.write_text(json.dumps(data, indent=1) + "\n")
+        markdown = path.with_suffix(".md")
+        markdown.write_text(markdown_for(report, challenge, data))
+        written += [path, markdown]
+    return written
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("report", type=Path, help="judge.json of a GPU run")
+    parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results")
+    parser.add_argument("--tag", help="file name suffix (default: from the GPU, e.g. h200)")
+    args = parser.parse_args()
+    report = json.loads(args.report.read_text())
+    for path in write_results(report, args.out, args.tag):
+        print(path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
