@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from generator.languages import BY_KEY
+from generator.loading import load_challenge_class
 from tests.conftest import GOLDEN, ROOT
 
 TREES = [ROOT / "generated" / "challenges", GOLDEN / "tree" / "challenges"]
@@ -38,14 +39,7 @@ def load_module(path: Path, name: str):
 
 
 def load_challenge(directory: Path):
-    root = str(directory.parent.parent)
-    sys.path.insert(0, root)
-    try:
-        for name in [m for m in sys.modules if m == "core" or m.startswith("core.")]:
-            del sys.modules[name]
-        return load_module(directory / "challenge.py", f"challenge_{directory.name}")
-    finally:
-        sys.path.remove(root)
+    return load_challenge_class(directory / "challenge.py")
 
 
 @pytest.mark.slow
@@ -85,7 +79,7 @@ def test_python_starter_imports_and_has_solve(directory: Path, key: str):
 
 
 def example_args(directory: Path):
-    challenge = load_challenge(directory).Challenge(device="cpu")
+    challenge = load_challenge(directory)(device="cpu")
     return challenge, challenge.generate_example_test()
 
 
@@ -132,7 +126,7 @@ def test_challenge_py_runs_on_cpu(directory: Path):
     import torch
 
     torch.manual_seed(0)
-    challenge = load_challenge(directory).Challenge(device="cpu")
+    challenge = load_challenge(directory)(device="cpu")
     signature = challenge.get_solve_signature()
     cases = [challenge.generate_example_test(), *challenge.generate_functional_test()]
     for case in cases:

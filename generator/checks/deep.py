@@ -11,10 +11,8 @@ from __future__ import annotations
 import ast
 import contextlib
 import html as html_text
-import importlib.util
 import math
 import re
-import sys
 import traceback
 from decimal import Decimal, InvalidOperation
 from typing import Any, Dict, List, Optional, Sequence, Tuple
@@ -25,6 +23,7 @@ from generator.checks.model import ChallengeModel, SigEntry, functional_count
 from generator.checks.report import Report
 from generator.checks.source import ChallengeDir
 from generator.dtypes import DTYPES
+from generator.loading import ChallengeLoadError, load_challenge_class
 from generator.spec.loader import PERF_BYTES_LIMIT
 
 
@@ -46,31 +45,14 @@ def _failure(exc: BaseException, path: str, fallback: int) -> Failure:
 
 
 def load_class(ch: ChallengeDir) -> Any:
-    """Import challenge.py the way the runner does: with its tree's challenges/ on sys.path."""
+    """Import challenge.py the way the judge does (generator/loading.py)."""
     path = ch.path / "challenge.py"
-    challenges_dir = str(ch.path.parent.parent.resolve())
-    for name in [n for n in sys.modules if n == "core" or n.startswith("core.")]:
-        del sys.modules[name]
-    sys.path.insert(0, challenges_dir)
-    module_name = f"_chgen_challenge_{abs(hash(str(path.resolve())))}"
     try:
-        spec = importlib.util.spec_from_file_location(module_name, path)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[module_name] = module
-        try:
-            spec.loader.exec_module(module)
-        except BaseException as exc:  # the challenge's own code: report any failure
-            if isinstance(exc, KeyboardInterrupt):
-                raise
-            raise _failure(exc, str(path), 1) from None
-        finally:
-            sys.modules.pop(module_name, None)
-    finally:
-        sys.path.remove(challenges_dir)
-    challenge = getattr(module, "Challenge", None)
-    if challenge is None:
-        raise Failure("challenge.py defines no Challenge class", 1)
-    return challenge
+        return load_challenge_class(path)
+    except ChallengeLoadError as exc:
+        if exc.original is not None:
+            raise _failure(exc.original, str(path.resolve()), 1) from None
+        raise Failure(str(exc), 1) from None
 
 
 def _call(function, path: str, fallback: int, *args, **kwargs) -> Any:

@@ -10,8 +10,6 @@ only, no memory.
 
 from __future__ import annotations
 
-import importlib.util
-import itertools
 import sys
 import types
 from dataclasses import dataclass, field
@@ -21,7 +19,8 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 import torch
 from torch.overrides import TorchFunctionMode
 
-_COUNTER = itertools.count()
+from generator.loading import ChallengeLoadError, load_challenge_class
+
 DESCRIPTORS = {"RandTensor", "RandnTensor", "RandIntTensor", "FullTensor", "OutTensor"}
 
 
@@ -47,53 +46,9 @@ class Traced:
     extra_keys: List[str] = field(default_factory=list)
 
 
-class ChallengeLoadError(Exception):
-    pass
-
-
-def _install_core(base_file: Path) -> Dict[str, Any]:
-    """Make `from core.challenge_base import ChallengeBase` resolve to `base_file`."""
-    saved = {k: sys.modules.get(k) for k in ("core", "core.challenge_base")}
-    package = types.ModuleType("core")
-    package.__path__ = [str(base_file.parent)]
-    spec = importlib.util.spec_from_file_location("core.challenge_base", base_file)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["core"] = package
-    sys.modules["core.challenge_base"] = module
-    spec.loader.exec_module(module)
-    package.challenge_base = module
-    return saved
-
-
-def _restore(saved: Dict[str, Any]) -> None:
-    for key, value in saved.items():
-        if value is None:
-            sys.modules.pop(key, None)
-        else:
-            sys.modules[key] = value
-
-
 def load_challenge(challenge_py: Path, base_file: Path) -> Any:
     """An instance of the Challenge class of `challenge_py`, on the CPU."""
-    name = f"_chgen_import_{next(_COUNTER)}"
-    saved = _install_core(base_file)
-    try:
-        spec = importlib.util.spec_from_file_location(name, challenge_py)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        try:
-            spec.loader.exec_module(module)
-        except Exception as exc:
-            raise ChallengeLoadError(
-                f"importing {challenge_py.name} failed: {type(exc).__name__}: {exc}"
-            ) from None
-        finally:
-            sys.modules.pop(name, None)
-    finally:
-        _restore(saved)
-    cls = getattr(module, "Challenge", None)
-    if cls is None:
-        raise ChallengeLoadError(f"{challenge_py.name} defines no class Challenge")
+    cls = load_challenge_class(challenge_py, base_file)
     try:
         return cls(device="cpu")
     except TypeError:
