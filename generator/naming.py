@@ -7,11 +7,14 @@ from __future__ import annotations
 
 import keyword
 import re
-from typing import Optional
+from pathlib import Path
+from typing import List, Optional
 
 #: lowercase words joined by single underscores: the directory is <id>_<slug>
 SLUG_RE = re.compile(r"^[a-z][a-z0-9]*(_[a-z0-9]+)*$")
 IDENT_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+#: the difficulty folders of a LeetGPU-layout tree, in display order
+DIFFICULTIES = ("easy", "medium", "hard")
 #: spec files are named <id>_<slug>.yaml
 SPEC_NAME_RE = re.compile(r"^(\d+)_([a-z0-9_]+)\.ya?ml$")
 #: letters, digits, single spaces and hyphens: the display name becomes part of a URL
@@ -49,3 +52,9 @@ def forbidden_name_reason(name: str) -> Optional[str]:
     if name.startswith("_"):
         return "a private name (leading underscore)"
     return None
+
+
+def find_specs(folder: Path) -> List[Path]:
+    """Spec files (<id>_<slug>.yaml) in `folder`, sorted by id."""
+    found = [p for p in folder.glob("*.y*ml") if SPEC_NAME_RE.match(p.name)]
+    return sorted(found, key=lambda p: int(SPEC_NAME_RE.match(p.name).group(1)))

@@ -12,7 +12,7 @@ if TYPE_CHECKING:  # the spec model (pydantic) is imported only when a spec must
     from generator.spec import LoadedSpec
 
 from generator import incremental
-from generator.naming import SPEC_NAME_RE
+from generator.naming import SPEC_NAME_RE, find_specs
 from generator.spec.yamlpos import Position, SpecError, SpecErrors
 from generator.tree import Manifest, Output
 
@@ -53,10 +53,7 @@ def _duplicate_ids(loaded: List["LoadedSpec"]) -> List[SpecError]:
 
 
 def spec_paths(specs: List[Path], specs_dir: Path) -> List[Path]:
-    if specs:
-        return specs
-    found = [p for p in specs_dir.glob("*.y*ml") if SPEC_NAME_RE.match(p.name)]
-    return sorted(found, key=lambda p: int(SPEC_NAME_RE.match(p.name).group(1)))
+    return specs or find_specs(specs_dir)
 
 
 def generate(paths: List[Path], tree_root: Path, root: Optional[Path] = None) -> tuple:

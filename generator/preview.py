@@ -23,6 +23,8 @@ from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import get_lexer_by_name
 
+from generator.naming import DIFFICULTIES
+
 TEMPLATE_DIR = Path(__file__).resolve().parent.parent / "templates" / "preview"
 
 # (file name, tab label, Pygments lexer), in the order the platform lists the languages.
@@ -63,7 +65,6 @@ _ENV_REWRITES = (
 _STRAY_AMPERSAND = "<mi>&</mi>"
 # Unknown commands come back verbatim as identifiers; KaTeX would reject them.
 _UNKNOWN_COMMAND_RE = re.compile(r"<m[ion][^>]*>(\\[A-Za-z]+)")
-_DIFFICULTIES = ("easy", "medium", "hard")
 
 
 class PreviewError(Exception):
@@ -195,7 +196,7 @@ def _title_parts(challenge_dir: Path) -> tuple[str, str | None]:
     number = challenge_dir.name.split("_", 1)[0]
     number = number if number.isdigit() else ""
     difficulty = challenge_dir.parent.name.lower()
-    return number, difficulty if difficulty in _DIFFICULTIES else None
+    return number, difficulty if difficulty in DIFFICULTIES else None
 
 
 def _highlight_starters(challenge_dir: Path) -> list[dict[str, str | Markup | None]]:

@@ -6,11 +6,9 @@ import re
 from pathlib import Path
 from typing import Optional, Set
 
-from generator.naming import SLUG_RE, SPEC_NAME_RE, URL_NAME_RE
+from generator.naming import DIFFICULTIES, SLUG_RE, SPEC_NAME_RE, URL_NAME_RE, find_specs
 from generator.render import render_template
-from generator.spec.loader import find_specs
 
-DIFFICULTIES = ("easy", "medium", "hard")
 TREE_DIR_RE = re.compile(r"^(\d+)_[A-Za-z0-9_]+$")
 
 

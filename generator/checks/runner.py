@@ -79,7 +79,7 @@ def _tree_for(path: Path, display: str, cache: Dict[Path, Tree]) -> Optional[Tre
 
 
 def _spec_files(folder: Path) -> List[Path]:
-    from generator.spec.loader import find_specs
+    from generator.naming import find_specs
 
     return find_specs(folder)
 

@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
-DIFFICULTIES = ("easy", "medium", "hard")
+from generator.naming import DIFFICULTIES  # noqa: F401 - the checks import it from here
+
 CORE = "core"
 DIR_RE = re.compile(r"^(\d+)_(.+)$")
 STRICT_DIR_RE = re.compile(r"^(0|[1-9]\d*)_[a-z0-9]+(_[a-z0-9]+)*$")

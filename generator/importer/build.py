@@ -30,11 +30,10 @@ from generator.importer.infer import ParamInfo
 from generator.importer.report import ImportFailure, Report
 from generator.importer.trace import ChallengeLoadError, Run, Traced, load_challenge, run_cases
 from generator.importer.writer import dump_spec
-from generator.naming import URL_NAME_RE
+from generator.naming import DIFFICULTIES, URL_NAME_RE
 from generator.render import CORE_BASE, TEMPLATES, assertions, render_challenge, render_core
 from generator.spec import SpecErrors, load_spec
 
-DIFFICULTIES = ("easy", "medium", "hard")
 DIR_RE = re.compile(r"^(\d+)_(\w+)$")
 STARTERS = (
     "starter.cu",

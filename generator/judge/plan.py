@@ -94,8 +94,7 @@ def slugify(text: str) -> str:
 
 def resolve_specs(args: List[str], specs_dir: Path) -> List[Path]:
     """Spec files for `142`, `142_rms_norm_backward`, or a path; all specs when none is given."""
-    from generator.naming import SPEC_NAME_RE
-    from generator.spec.loader import find_specs
+    from generator.naming import SPEC_NAME_RE, find_specs
 
     available = find_specs(specs_dir) if specs_dir.is_dir() else []
     if not args:

@@ -15,7 +15,7 @@ from typing import Any, Dict, Iterable, List, Optional, Tuple
 
 from pydantic import ValidationError
 
-from generator.naming import IDENT_RE, SPEC_NAME_RE
+from generator.naming import IDENT_RE, SPEC_NAME_RE, find_specs  # noqa: F401 - re-exported
 from generator.spec.model import Correlated, Distribution, Param, Spec, Values
 from generator.spec.yamlpos import (
     PathKey,
@@ -466,9 +466,3 @@ def eval_size_expression(text: str, scalars: Dict[str, Any]) -> float:
         raise ValueError("only numbers, scalar names and + - * / // ** are allowed")
 
     return ev(tree)
-
-
-def find_specs(root: Path) -> List[Path]:
-    """Spec files in `root`, sorted by id."""
-    found = [p for p in root.glob("*.y*ml") if SPEC_NAME_RE.match(p.name)]
-    return sorted(found, key=lambda p: int(SPEC_NAME_RE.match(p.name).group(1)))
