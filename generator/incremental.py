@@ -14,8 +14,9 @@ from importlib import metadata
 from pathlib import Path
 from typing import Dict, Iterable, Optional
 
+from generator.resources import template_dir
+
 PACKAGE = Path(__file__).resolve().parent
-TEMPLATES = PACKAGE.parent / "templates"
 FORMATTERS = ("black", "isort", "mblack", "clang-format", "jinja2")
 #: the modules whose code shapes rendered text (the judge, checks and CLI do not)
 RENDERING = ["render.py", "html.py", "formatting.py", "dtypes.py", "example_check.py", "spec/*.py",
@@ -34,7 +35,8 @@ def _hash_files(digest, files: Iterable[Path], base: Path) -> None:
 def generator_fingerprint() -> str:
     digest = hashlib.sha256()
     _hash_files(digest, {p for pattern in RENDERING for p in PACKAGE.glob(pattern)}, PACKAGE)
-    _hash_files(digest, (p for p in TEMPLATES.rglob("*") if p.is_file()), TEMPLATES)
+    templates = template_dir()
+    _hash_files(digest, (p for p in templates.rglob("*") if p.is_file()), templates)
     for name in FORMATTERS:
         try:
             digest.update(f"{name}={metadata.version(name)}".encode())

@@ -24,8 +24,8 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import get_lexer_by_name
 
 from generator.naming import DIFFICULTIES
+from generator.resources import template_dir
 
-TEMPLATE_DIR = Path(__file__).resolve().parent.parent / "templates" / "preview"
 
 # (file name, tab label, Pygments lexer), in the order the platform lists the languages.
 STARTERS: tuple[tuple[str, str, str], ...] = (
@@ -220,7 +220,7 @@ def _highlight_starters(challenge_dir: Path) -> list[dict[str, str | Markup | No
 def _environment() -> jinja2.Environment:
     """Autoescaping on: only the converted description and highlighted code go in raw."""
     return jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(TEMPLATE_DIR)),
+        loader=jinja2.FileSystemLoader(str(template_dir() / "preview")),
         autoescape=jinja2.select_autoescape(["html", "j2"]),
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,
@@ -243,7 +243,7 @@ def build_preview(challenge_dir: Path) -> Preview:
         difficulty=difficulty,
         body=Markup(body),
         starters=_highlight_starters(challenge_dir),
-        page_css=Markup((TEMPLATE_DIR / "page.css").read_text("utf-8")),
+        page_css=Markup((template_dir() / "preview" / "page.css").read_text("utf-8")),
         code_css=Markup(code_css),
         math_errors=errors,
     )

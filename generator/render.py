@@ -19,16 +19,16 @@ from generator import html
 from generator.dtypes import lookup
 from generator.formatting import format_text
 from generator.languages import LANGUAGES, SigParam
+from generator.resources import template_dir
 from generator.spec.loader import LoadedSpec, size_names
 from generator.spec.model import Case, Distribution, Param, Spec
 
-TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 
 
 @functools.lru_cache(maxsize=1)
 def environment() -> jinja2.Environment:
     return jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(TEMPLATES)),
+        loader=jinja2.FileSystemLoader(str(template_dir())),
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
@@ -337,7 +337,7 @@ CORE_BASE = "challenges/core/challenge_base.py"
 
 
 def render_core() -> Dict[str, str]:
-    text = (TEMPLATES / "core" / "challenge_base.py").read_text()
+    text = (template_dir() / "core" / "challenge_base.py").read_text()
     return {CORE_BASE: format_text("python_format", text, CORE_BASE)}
 
 

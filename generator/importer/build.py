@@ -31,7 +31,8 @@ from generator.importer.report import ImportFailure, Report
 from generator.importer.trace import ChallengeLoadError, Run, Traced, load_challenge, run_cases
 from generator.importer.writer import dump_spec
 from generator.naming import DIFFICULTIES, URL_NAME_RE
-from generator.render import CORE_BASE, TEMPLATES, assertions, render_challenge, render_core
+from generator.render import CORE_BASE, assertions, render_challenge, render_core
+from generator.resources import template_dir
 from generator.spec import SpecErrors, load_spec
 
 DIR_RE = re.compile(r"^(\d+)_(\w+)$")
@@ -90,7 +91,7 @@ def _locate(directory: Path, report: Report) -> Tuple[int, str, str]:
 def _base_file(directory: Path) -> Path:
     """The tree's own base class (challenges/core), else chgen's."""
     own = directory.parent.parent / "core" / "challenge_base.py"
-    return own if own.is_file() else TEMPLATES / "core" / "challenge_base.py"
+    return own if own.is_file() else template_dir() / "core" / "challenge_base.py"
 
 
 # ----------------------------------------------------------------------------- attributes
