@@ -19,7 +19,8 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from generator.checks import challenge_py
 from generator.checks.html import Page, bullet_int, performance_bullet
-from generator.checks.model import ChallengeModel, SigEntry, functional_count
+from generator.challenge.pyfile import ChallengePy, SigEntry
+from generator.checks.model import functional_count
 from generator.checks.report import Report
 from generator.checks.source import ChallengeDir
 from generator.dtypes import DTYPES
@@ -66,14 +67,14 @@ def _call(function, path: str, fallback: int, *args, **kwargs) -> Any:
         raise _failure(exc, path, fallback) from None
 
 
-def _line(model: ChallengeModel, method: str) -> int:
+def _line(model: ChallengePy, method: str) -> int:
     node = model.methods.get(method)
     return node.lineno if node is not None else 1
 
 
 def check(
     challenges: Sequence[ChallengeDir],
-    models: Dict[Any, Optional[ChallengeModel]],
+    models: Dict[Any, Optional[ChallengePy]],
     report: Report,
 ) -> None:
     import torch
@@ -85,8 +86,8 @@ def check(
         _check_one(ch, model, report, torch)
 
 
-def _check_one(ch: ChallengeDir, model: ChallengeModel, report: Report, torch: Any) -> None:
-    where = model.source.display
+def _check_one(ch: ChallengeDir, model: ChallengePy, report: Report, torch: Any) -> None:
+    where = model.display
     path = str((ch.path / "challenge.py").resolve())
     try:
         cls = load_class(ch)
@@ -287,8 +288,8 @@ def _run_reference(
     return {e.name: values[e.name] for e in signature if e.is_tensor and e.direction != "in"}
 
 
-def _prefill(cases: List[Dict[str, Any]], model: ChallengeModel, report: Report) -> None:
-    where = model.source.display
+def _prefill(cases: List[Dict[str, Any]], model: ChallengePy, report: Report) -> None:
+    where = model.display
     for entry in model.signature or []:
         if not entry.is_tensor or entry.direction != "out":
             continue
@@ -324,7 +325,7 @@ def _describe(flat: Any) -> str:
     return "varying values"
 
 
-def _perf_size(perf: Dict[str, Any], model: ChallengeModel, report: Report, torch: Any) -> None:
+def _perf_size(perf: Dict[str, Any], model: ChallengePy, report: Report, torch: Any) -> None:
     total = 0
     for value in perf.values():
         if isinstance(value, torch.Tensor):
@@ -336,7 +337,7 @@ def _perf_size(perf: Dict[str, Any], model: ChallengeModel, report: Report, torc
     if total > PERF_BYTES_LIMIT:
         report.add(
             "D003",
-            model.source.display,
+            model.display,
             _line(model, "generate_performance_test"),
             1,
             f"the performance tensors take {total / 1e9:.2f} GB; five copies must fit in 16 GB "
@@ -562,7 +563,7 @@ def _compare_example(
     example: Dict[str, Any],
     outputs: Optional[Dict[str, Any]],
     signature: List[SigEntry],
-    model: ChallengeModel,
+    model: ChallengePy,
     report: Report,
 ) -> None:
     sections = page.sections("example")
@@ -628,7 +629,7 @@ def _compare_example(
         report.add("D001", where, line, col, message)
 
 
-def _number_attr(model: ChallengeModel, name: str) -> float:
+def _number_attr(model: ChallengePy, name: str) -> float:
     value = model.attribute_value(name)
     if isinstance(value, ast.Constant) and isinstance(value.value, (int, float)):
         return float(value.value)

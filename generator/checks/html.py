@@ -12,7 +12,8 @@ import re
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
-from generator.checks.model import ChallengeModel, example_ranks
+from generator.challenge.pyfile import ChallengePy
+from generator.checks.model import example_ranks
 from generator.checks.report import Report
 from generator.checks.source import ChallengeDir, SourceFile
 from generator.html import grouped
@@ -141,7 +142,7 @@ def section_kind(title: str) -> Optional[str]:
     return None
 
 
-def check(ch: ChallengeDir, model: Optional[ChallengeModel], report: Report) -> Optional[Page]:
+def check(ch: ChallengeDir, model: Optional[ChallengePy], report: Report) -> Optional[Page]:
     source = ch.file("challenge.html")
     if source is None:
         return None
@@ -377,7 +378,7 @@ def example_forms(page: Page) -> Dict[str, int]:
     return forms
 
 
-def _examples(page: Page, model: Optional[ChallengeModel], report: Report, where: str) -> None:
+def _examples(page: Page, model: Optional[ChallengePy], report: Report, where: str) -> None:
     forms = example_forms(page)
     if len(forms) == 2:
         later = max(forms.values())
@@ -456,7 +457,7 @@ def bullet_int(value: str) -> Optional[int]:
     return None
 
 
-def _bullet(page: Page, model: Optional[ChallengeModel], report: Report, where: str) -> None:
+def _bullet(page: Page, model: Optional[ChallengePy], report: Report, where: str) -> None:
     found = performance_bullet(page)
     if found is None:
         sections = page.sections("constraints")
