@@ -6,7 +6,6 @@ browsers), code is highlighted with Pygments into inline CSS, and nothing is fet
 
 from __future__ import annotations
 
-import ast
 import html
 import os
 import re
@@ -23,6 +22,7 @@ from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import get_lexer_by_name
 
+from generator.challenge.pyfile import read_challenge_py
 from generator.naming import DIFFICULTIES
 from generator.resources import template_dir
 
@@ -174,21 +174,8 @@ def challenge_name(challenge_dir: Path) -> str:
     source_path = challenge_dir / "challenge.py"
     if not source_path.is_file():
         return challenge_dir.name
-    try:
-        tree = ast.parse(source_path.read_text(encoding="utf-8"))
-    except SyntaxError:
-        return challenge_dir.name
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ClassDef) and node.name == "Challenge":
-            for item in node.body:
-                if (
-                    isinstance(item, ast.Assign)
-                    and any(isinstance(t, ast.Name) and t.id == "name" for t in item.targets)
-                    and isinstance(item.value, ast.Constant)
-                    and isinstance(item.value.value, str)
-                ):
-                    return item.value.value
-    return challenge_dir.name
+    name = read_challenge_py(source_path.read_text(encoding="utf-8")).literal("name")
+    return name if isinstance(name, str) else challenge_dir.name
 
 
 def _title_parts(challenge_dir: Path) -> tuple[str, str | None]:

@@ -11,7 +11,6 @@ from typing import Dict, List, Optional, Tuple
 
 from generator.challenge.pyfile import ChallengePy, walk
 
-
 # ------------------------------------------------------------------------------ expressions
 
 

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from generator.checks import challenge_py, html, layout, starters
 from generator.challenge.pyfile import ChallengePy
+from generator.checks import challenge_py, html, layout, starters
 from generator.checks.registry import ERROR, WARNING, Finding
 from generator.checks.report import Options, Report
 from generator.checks.source import (
