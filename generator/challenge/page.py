@@ -13,7 +13,7 @@ import functools
 import html as html_text
 import re
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, NamedTuple, Optional, Tuple
 
 TAG_RE = re.compile(
     r"<!--.*?-->|<(/?)([a-zA-Z][a-zA-Z0-9]*)\b((?:[^>\"']|\"[^\"]*\"|'[^']*')*)>", re.S
@@ -329,12 +329,22 @@ _NAME_VALUE = re.compile(r"(?<![\w\]])([A-Za-z_]\w*)\s*=\s*")
 _NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 _LABEL = re.compile(r"\b(Input|Output)s?\b", re.I)
 
-#: (values as (number, text as written), offset in the section) per shown tensor
-Shown = Tuple[List[Tuple[float, str]], int]
+
+class Shown(NamedTuple):
+    """One value an example shows for a parameter."""
+
+    values: List[Tuple[float, str]]  # flattened: (number, text as written)
+    offset: int  # in the text it was read from (see ShownValues.base)
+    nested: Any  # the number, or the nested lists as written (matrices: one list per row)
 
 
-def _literal_at(text: str, start: int) -> Optional[List[Tuple[float, str]]]:
-    """The number or bracketed (possibly multi-line) list at text[start:], flattened."""
+def _as_lists(value: Any) -> Any:
+    return [_as_lists(v) for v in value] if isinstance(value, (list, tuple)) else value
+
+
+def _literal_at(text: str, start: int) -> Optional[Tuple[List[Tuple[float, str]], Any]]:
+    """The number or bracketed (possibly multi-line) list at text[start:]: flattened, and as
+    written."""
     rest = text[start:]
     if rest.startswith("["):
         depth = 0
@@ -350,12 +360,13 @@ def _literal_at(text: str, start: int) -> Optional[List[Tuple[float, str]]]:
                 flat = _flatten(value)
                 texts = _NUMBER.findall(chunk)
                 if flat is not None and len(texts) == len(flat):
-                    return [(v, t) for v, t in zip(flat, texts)]
+                    return [(v, t) for v, t in zip(flat, texts)], _as_lists(value)
                 return None
         return None
     m = _NUMBER.match(rest)
     if m and not rest[m.end() : m.end() + 1].isalnum():
-        return [(float(m.group(0)), m.group(0))]
+        number = ast.literal_eval(m.group(0).lstrip("+"))
+        return [(float(number), m.group(0))], number
     return None
 
 
@@ -391,16 +402,16 @@ def _pre_values(
     labels = [(m.start(), m.group(1).lower() == "output") for m in _LABEL.finditer(text)]
     for m in _NAME_VALUE.finditer(text):
         if m.group(1) in names:
-            values = _literal_at(text, m.end())
-            if values:
+            read = _literal_at(text, m.end())
+            if read:
                 key = (m.group(1), _is_output_at(labels, m.start()))
-                found.setdefault(key, []).append((values, m.start()))
+                found.setdefault(key, []).append(Shown(read[0], m.start(), read[1]))
     for m in re.finditer(r"\b(Input|Output)\s*:\s*", text, re.I):
         output = m.group(1).lower() == "output"
         sole = sole_out if output else sole_in
-        values = _literal_at(text, m.end()) if sole else None
-        if values:
-            found.setdefault((sole, output), []).append((values, m.end()))
+        read = _literal_at(text, m.end()) if sole else None
+        if read:
+            found.setdefault((sole, output), []).append(Shown(read[0], m.end(), read[1]))
     return found
 
 
@@ -442,19 +453,23 @@ def _matrix_values(section: str, names: List[str]) -> Dict[Tuple[str, bool], Lis
         if name is None:
             continue
         cells: List[Tuple[float, str]] = []
+        rows: List[List[float]] = []
         for row in re.split(r"\\\\", m.group(1)):
+            rows.append([])
             for cell in row.split("&") if row.strip() else []:
                 text = cell.strip()
                 if not _NUMBER.fullmatch(text):
                     cells = []
                     break
                 cells.append((float(text), text))
+                rows[-1].append(float(text))
             else:
                 continue
             break
         if cells:
             key = (name, _is_output_at(labels, m.start()))
-            found.setdefault(key, []).append((cells, m.start()))
+            nested = [row for row in rows if row]
+            found.setdefault(key, []).append(Shown(cells, m.start(), nested))
     return found
 
 

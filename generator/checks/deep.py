@@ -466,10 +466,10 @@ def _compare_example(
             actual, owner = _actual_values(example[name]), "generate_example_test"
         if actual is None or name in reported:
             continue
-        if any(_agrees(shown, actual, atol, rtol) for shown, _ in candidates):
+        if any(_agrees(c.values, actual, atol, rtol) for c in candidates):
             continue
         reported.add(name)
-        shown, offset = candidates[0]
+        shown, offset = candidates[0].values, candidates[0].offset
         line, col = page.pos(base + offset)
         if len(shown) > len(actual):
             message = f"the page shows {len(shown)} value(s) for {name}; {owner} has {len(actual)}"

@@ -16,6 +16,7 @@ from typing import Any, Dict, List, Optional, Set, Tuple
 
 from generator.challenge.pyfile import REQUIRED_METHODS as METHODS  # noqa: F401 - build reads it
 from generator.challenge.pyfile import ChallengePy, Method, SigEntry, read_challenge_py
+
 #: attributes whose comparison an assertion makes only about shapes, dtypes and devices
 _META_ATTRS = {"shape", "dtype", "device", "ndim"}
 _META_CALLS = {"size", "dim", "numel", "ndimension"}
