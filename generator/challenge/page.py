@@ -208,6 +208,20 @@ class Page:
             found.append(ListItem(tag.start, tag.end, self.text[tag.end : close.start]))
         return found
 
+    def after_list(self, heading: Heading) -> str:
+        """What a section holds after its first list closes (text there has no spec field)."""
+        close = next(
+            (
+                t
+                for t in self.tags
+                if heading.body_start <= t.start < heading.body_end
+                and t.closing
+                and t.name in ("ul", "ol")
+            ),
+            None,
+        )
+        return self.text[close.end : heading.body_end] if close else ""
+
     def examples(self) -> List[Example]:
         """The example sections, each with the form its data is written in."""
         return [_example(self, heading) for heading in self.sections("example")]

@@ -66,8 +66,7 @@ def read_page(text: str, outputs: List[str]) -> Page:
             examples.append(heading)
         elif kind == "constraints":
             constraints = [item.text for item in page.items(heading)]
-            tail = page.body(heading).split("</ul>", 1)
-            if len(tail) == 2 and tail[1].strip():
+            if page.after_list(heading).strip():
                 notes.append("challenge.html: text after the Constraints list is dropped")
         else:
             other.append(heading.title)
