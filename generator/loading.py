@@ -3,7 +3,9 @@
 challenge.py does `from core.challenge_base import ChallengeBase`. Several trees (ours, a clone of
 the public set, a test fixture) may be loaded in one process, each with its own `core`, so the base
 class is installed explicitly from the given file under the name `core.challenge_base` for the
-duration of the import, and whatever `core` was imported before is put back afterwards. The judge,
+duration of the import, and whatever `core` was imported before is put back afterwards. The file is
+first read statically (generator/challenge/pyfile.py), so one that does not parse or defines no
+Challenge is refused with its position before any of it runs. The judge,
 `chgen check --deep`, `chgen import` and the tests all load challenges through here.
 """
 
@@ -15,6 +17,8 @@ import sys
 import types
 from pathlib import Path
 from typing import Any, Dict, Optional
+
+from generator.challenge.pyfile import CLASS_NAME, read_challenge_py
 
 _counter = itertools.count()
 CORE_NAMES = ("core", "core.challenge_base")
@@ -62,11 +66,28 @@ def _restore(saved: Dict[str, Any]) -> None:
             sys.modules[name] = module
 
 
+def _read_statically(challenge_py: Path) -> None:
+    """Refuse, before running any of it, a file that does not parse or defines no Challenge:
+    the one reader says where (file:line:column) instead of an import traceback."""
+    try:
+        text = challenge_py.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ChallengeLoadError(f"{challenge_py}: {exc}") from None
+    read = read_challenge_py(text, str(challenge_py))
+    error = read.syntax_error
+    if error is not None:
+        where = f"{challenge_py}:{error.lineno or 1}:{error.offset or 1}"
+        raise ChallengeLoadError(f"{where}: syntax error: {error.msg}", error)
+    if read.cls is None:
+        raise ChallengeLoadError(f"{challenge_py}: defines no class {CLASS_NAME}")
+
+
 def load_challenge_class(challenge_py: Path, base_file: Optional[Path] = None) -> type:
     """The `Challenge` class of `challenge_py`, imported against `base_file` (default: the
     tree's own base class)."""
     if not challenge_py.is_file():
         raise ChallengeLoadError(f"{challenge_py}: no such file")
+    _read_statically(challenge_py)
     base_file = base_file or find_base(challenge_py.parent)
     name = f"_chgen_challenge_{next(_counter)}"
     try:

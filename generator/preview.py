@@ -6,7 +6,6 @@ browsers), code is highlighted with Pygments into inline CSS, and nothing is fet
 
 from __future__ import annotations
 
-import ast
 import html
 import os
 import re
@@ -23,6 +22,8 @@ from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import get_lexer_by_name
 
+from generator.challenge.page import math_spans, read_page
+from generator.challenge.pyfile import read_challenge_py
 from generator.naming import DIFFICULTIES
 from generator.resources import template_dir
 
@@ -44,10 +45,6 @@ INSTALL_HINT = "install it with: apt-get install -y chromium (or set CHGEN_CHROM
 BROWSER_TIMEOUT_S = 90
 MAX_SCREENSHOT_HEIGHT = 16000
 
-# \( ... \) is inline math, \[ ... \] display math; both may span lines.
-_MATH_RE = re.compile(r"\\\((?P<inline>.*?)\\\)|\\\[(?P<display>.*?)\\\]", re.DOTALL)
-# Regions whose text is shown literally, so delimiters inside them are not math.
-_LITERAL_RE = re.compile(r"<(pre|code|script|style|textarea)\b.*?</\1\s*>", re.DOTALL | re.I)
 # latex2mathml mangles these environments (stray & and ignored line breaks); rewrite them
 # to equivalents it converts properly.
 _ENV_REWRITES = (
@@ -140,12 +137,13 @@ def _convert_one(tex: str, display: bool) -> str:
 
 
 def convert_math(fragment: str) -> tuple[str, list[str]]:
-    """Replace \\( \\) and \\[ \\] spans with MathML; failures stay visible as TeX."""
+    """Replace \\( \\) and \\[ \\] spans with MathML; failures stay visible as TeX.
+
+    The spans are the page reader's (outside <pre>, <code>, <svg> and the like); one that is never
+    closed is left as written."""
     errors: list[str] = []
 
-    def replace(match: re.Match[str]) -> str:
-        display = match.group("display") is not None
-        tex = match.group("display") if display else match.group("inline")
+    def replace(tex: str, display: bool, written: str) -> str:
         try:
             mathml = _convert_one(tex, display)
         except ValueError as exc:
@@ -153,7 +151,7 @@ def convert_math(fragment: str) -> tuple[str, list[str]]:
             errors.append(f"{shown}: {_one_line(str(exc), 120)}")
             return (
                 f'<span class="math-error" data-tex="{html.escape(tex, quote=True)}" '
-                f'title="{html.escape(str(exc), quote=True)}">{match.group(0)}</span>'
+                f'title="{html.escape(str(exc), quote=True)}">{written}</span>'
             )
         if display:
             return f'<div class="math-display">{mathml}</div>'
@@ -161,11 +159,14 @@ def convert_math(fragment: str) -> tuple[str, list[str]]:
 
     pieces: list[str] = []
     position = 0
-    for literal in _LITERAL_RE.finditer(fragment):
-        pieces.append(_MATH_RE.sub(replace, fragment[position : literal.start()]))
-        pieces.append(literal.group(0))
-        position = literal.end()
-    pieces.append(_MATH_RE.sub(replace, fragment[position:]))
+    for span in math_spans(read_page(fragment)):
+        if span.end < 0:
+            break
+        start, end = span.outer
+        pieces.append(fragment[position:start])
+        pieces.append(replace(span.content, span.display, fragment[start:end]))
+        position = end
+    pieces.append(fragment[position:])
     return "".join(pieces), errors
 
 
@@ -174,21 +175,8 @@ def challenge_name(challenge_dir: Path) -> str:
     source_path = challenge_dir / "challenge.py"
     if not source_path.is_file():
         return challenge_dir.name
-    try:
-        tree = ast.parse(source_path.read_text(encoding="utf-8"))
-    except SyntaxError:
-        return challenge_dir.name
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ClassDef) and node.name == "Challenge":
-            for item in node.body:
-                if (
-                    isinstance(item, ast.Assign)
-                    and any(isinstance(t, ast.Name) and t.id == "name" for t in item.targets)
-                    and isinstance(item.value, ast.Constant)
-                    and isinstance(item.value.value, str)
-                ):
-                    return item.value.value
-    return challenge_dir.name
+    name = read_challenge_py(source_path.read_text(encoding="utf-8")).literal("name")
+    return name if isinstance(name, str) else challenge_dir.name
 
 
 def _title_parts(challenge_dir: Path) -> tuple[str, str | None]:

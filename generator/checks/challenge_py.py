@@ -5,16 +5,14 @@ from __future__ import annotations
 import ast
 from typing import Dict, Iterable, List, Optional, Set
 
-from generator.checks.model import (
+from generator.challenge.pyfile import (
     ATTRIBUTES,
     REQUIRED_METHODS,
-    ChallengeModel,
-    assignments,
-    build_model,
-    call_name,
-    functional_count,
+    ChallengePy,
+    read_challenge_py,
     walk,
 )
+from generator.checks.model import assignments, call_name, functional_count
 from generator.checks.report import Report
 from generator.checks.source import ChallengeDir
 from generator.naming import URL_NAME_RE  # noqa: E402 - one rule for specs and trees
@@ -68,13 +66,13 @@ def pos(node: ast.AST) -> tuple:
     return getattr(node, "lineno", 1), getattr(node, "col_offset", 0) + 1
 
 
-def check(ch: ChallengeDir, report: Report) -> Optional[ChallengeModel]:
+def check(ch: ChallengeDir, report: Report) -> Optional[ChallengePy]:
     source = ch.file("challenge.py")
     if source is None:
         return None
-    model = build_model(source)
-    if model is None:
-        err = source.syntax_error
+    model = read_challenge_py(source.text, source.display)
+    if model.module is None:
+        err = model.syntax_error
         report.add(
             "P001",
             source.display,
@@ -135,7 +133,7 @@ def _imports_base(module: ast.Module) -> bool:
     )
 
 
-def _imports(model: ChallengeModel, report: Report, where: str) -> None:
+def _imports(model: ChallengePy, report: Report, where: str) -> None:
     jax_scopes: List[ast.AST] = [
         f for name, f in model.methods.items() if name.endswith("_jax") or name == "reference_jax"
     ]
@@ -184,7 +182,7 @@ def _defaults_static(node: ast.AST) -> bool:
     return all(_static_value(d) for d in list(args.defaults) + list(args.kw_defaults) if d)
 
 
-def _import_time(model: ChallengeModel, report: Report, where: str) -> None:
+def _import_time(model: ChallengePy, report: Report, where: str) -> None:
     for i, node in enumerate(model.module.body):
         if _definition(node, i == 0):
             continue
@@ -231,7 +229,7 @@ def _short(node: ast.AST) -> str:
 # ------------------------------------------------------------------------------ class body
 
 
-def _attributes(model: ChallengeModel, report: Report, where: str) -> None:
+def _attributes(model: ChallengePy, report: Report, where: str) -> None:
     cls = model.cls
     for name in ATTRIBUTES:
         node = model.attributes.get(name)
@@ -271,7 +269,7 @@ def _attributes(model: ChallengeModel, report: Report, where: str) -> None:
 
 
 def _reference_params(
-    model: ChallengeModel, reference: ast.FunctionDef, report: Report, where: str
+    model: ChallengePy, reference: ast.FunctionDef, report: Report, where: str
 ) -> None:
     if model.signature is None:
         return
@@ -323,7 +321,7 @@ def _receivers(node: ast.AST, attrs: Set[str], methods: Set[str]) -> Set[str]:
 
 
 def _reference_asserts(
-    model: ChallengeModel, reference: ast.FunctionDef, report: Report, where: str
+    model: ChallengePy, reference: ast.FunctionDef, report: Report, where: str
 ) -> None:
     aliases = _loop_aliases(reference)
     shape: Set[str] = set()
@@ -390,7 +388,7 @@ def _reference_devices(reference: ast.FunctionDef, report: Report, where: str) -
 # ------------------------------------------------------------------------------ generators
 
 
-def _generator_functions(model: ChallengeModel) -> Iterable[ast.FunctionDef]:
+def _generator_functions(model: ChallengePy) -> Iterable[ast.FunctionDef]:
     for name, method in model.methods.items():
         if name not in NOT_GENERATORS:
             yield method
@@ -412,7 +410,7 @@ def _device_ok(value: ast.expr, env: Dict[str, ast.expr], params: Set[str]) -> b
     return False
 
 
-def _device_kwargs(model: ChallengeModel, report: Report, where: str) -> None:
+def _device_kwargs(model: ChallengePy, report: Report, where: str) -> None:
     for function in _generator_functions(model):
         env = assignments(function)
         nodes = walk(function)
@@ -454,14 +452,14 @@ def _device_kwargs(model: ChallengeModel, report: Report, where: str) -> None:
                 )
 
 
-def _case_count(model: ChallengeModel, report: Report, where: str) -> None:
+def _case_count(model: ChallengePy, report: Report, where: str) -> None:
     count = functional_count(model)
     if count is None:
         return
     report_count(model, report, where, count)
 
 
-def report_count(model: ChallengeModel, report: Report, where: str, count: int) -> None:
+def report_count(model: ChallengePy, report: Report, where: str, count: int) -> None:
     low, high = report.options.cases
     if low <= count <= high:
         return
@@ -476,7 +474,7 @@ def report_count(model: ChallengeModel, report: Report, where: str, count: int) 
     )
 
 
-def _random_example(model: ChallengeModel, report: Report, where: str) -> None:
+def _random_example(model: ChallengePy, report: Report, where: str) -> None:
     method = model.methods.get("generate_example_test")
     if method is None:
         return

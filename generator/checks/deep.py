@@ -10,16 +10,15 @@ from __future__ import annotations
 
 import ast
 import contextlib
-import html as html_text
 import math
-import re
 import traceback
 from decimal import Decimal, InvalidOperation
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
+from generator.challenge.page import Page, bullet_int, example_values, performance_bullet, read_page
+from generator.challenge.pyfile import ChallengePy, SigEntry
 from generator.checks import challenge_py
-from generator.checks.html import Page, bullet_int, performance_bullet
-from generator.checks.model import ChallengeModel, SigEntry, functional_count
+from generator.checks.model import functional_count
 from generator.checks.report import Report
 from generator.checks.source import ChallengeDir
 from generator.dtypes import DTYPES
@@ -66,14 +65,14 @@ def _call(function, path: str, fallback: int, *args, **kwargs) -> Any:
         raise _failure(exc, path, fallback) from None
 
 
-def _line(model: ChallengeModel, method: str) -> int:
+def _line(model: ChallengePy, method: str) -> int:
     node = model.methods.get(method)
     return node.lineno if node is not None else 1
 
 
 def check(
     challenges: Sequence[ChallengeDir],
-    models: Dict[Any, Optional[ChallengeModel]],
+    models: Dict[Any, Optional[ChallengePy]],
     report: Report,
 ) -> None:
     import torch
@@ -85,8 +84,8 @@ def check(
         _check_one(ch, model, report, torch)
 
 
-def _check_one(ch: ChallengeDir, model: ChallengeModel, report: Report, torch: Any) -> None:
-    where = model.source.display
+def _check_one(ch: ChallengeDir, model: ChallengePy, report: Report, torch: Any) -> None:
+    where = model.display
     path = str((ch.path / "challenge.py").resolve())
     try:
         cls = load_class(ch)
@@ -96,7 +95,8 @@ def _check_one(ch: ChallengeDir, model: ChallengeModel, report: Report, torch: A
         return
     signature = model.signature
     problems = CaseProblems()
-    page = Page(ch.file("challenge.html")) if ch.file("challenge.html") else None
+    html_file = ch.file("challenge.html")
+    page = read_page(html_file.text, html_file.display) if html_file else None
     # example
     example, example_out = None, None
     try:
@@ -287,8 +287,8 @@ def _run_reference(
     return {e.name: values[e.name] for e in signature if e.is_tensor and e.direction != "in"}
 
 
-def _prefill(cases: List[Dict[str, Any]], model: ChallengeModel, report: Report) -> None:
-    where = model.source.display
+def _prefill(cases: List[Dict[str, Any]], model: ChallengePy, report: Report) -> None:
+    where = model.display
     for entry in model.signature or []:
         if not entry.is_tensor or entry.direction != "out":
             continue
@@ -324,7 +324,7 @@ def _describe(flat: Any) -> str:
     return "varying values"
 
 
-def _perf_size(perf: Dict[str, Any], model: ChallengeModel, report: Report, torch: Any) -> None:
+def _perf_size(perf: Dict[str, Any], model: ChallengePy, report: Report, torch: Any) -> None:
     total = 0
     for value in perf.values():
         if isinstance(value, torch.Tensor):
@@ -336,7 +336,7 @@ def _perf_size(perf: Dict[str, Any], model: ChallengeModel, report: Report, torc
     if total > PERF_BYTES_LIMIT:
         report.add(
             "D003",
-            model.source.display,
+            model.display,
             _line(model, "generate_performance_test"),
             1,
             f"the performance tensors take {total / 1e9:.2f} GB; five copies must fit in 16 GB "
@@ -353,7 +353,7 @@ def _compare_bullet(
     found = performance_bullet(page)
     if found is None:
         return
-    where = page.source.display
+    where = page.display
     li, items = found
     named = {item.name for item in items}
     for item in items:
@@ -402,139 +402,6 @@ def _compare_bullet(
 # ------------------------------------------------------------------------------ example
 
 
-_NAME_VALUE = re.compile(r"(?<![\w\]])([A-Za-z_]\w*)\s*=\s*")
-_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
-_LABEL = re.compile(r"\b(Input|Output)s?\b", re.I)
-
-#: (values as (number, text as written), offset in the section) per shown tensor
-Shown = Tuple[List[Tuple[float, str]], int]
-
-
-def _literal_at(text: str, start: int) -> Optional[List[Tuple[float, str]]]:
-    """The number or bracketed (possibly multi-line) list at text[start:], flattened."""
-    rest = text[start:]
-    if rest.startswith("["):
-        depth = 0
-        for i, c in enumerate(rest):
-            depth += c == "["
-            depth -= c == "]"
-            if depth == 0:
-                chunk = rest[: i + 1]
-                try:
-                    value = ast.literal_eval(chunk)
-                except (ValueError, SyntaxError, MemoryError, RecursionError):
-                    return None
-                flat = _flatten(value)
-                texts = _NUMBER.findall(chunk)
-                if flat is not None and len(texts) == len(flat):
-                    return [(v, t) for v, t in zip(flat, texts)]
-                return None
-        return None
-    m = _NUMBER.match(rest)
-    if m and not rest[m.end() : m.end() + 1].isalnum():
-        return [(float(m.group(0)), m.group(0))]
-    return None
-
-
-def _flatten(value: Any) -> Optional[List[float]]:
-    out: List[float] = []
-
-    def walk(v: Any) -> bool:
-        if isinstance(v, (list, tuple)):
-            return all(walk(x) for x in v)
-        if isinstance(v, bool) or not isinstance(v, (int, float)):
-            return False
-        out.append(float(v))
-        return True
-
-    return out if walk(value) else None
-
-
-def _is_output_at(labels: List[Tuple[int, bool]], offset: int) -> bool:
-    state = False
-    for position, is_output in labels:
-        if position > offset:
-            break
-        state = is_output
-    return state
-
-
-def _pre_values(
-    text: str, names: List[str], sole_in: Optional[str], sole_out: Optional[str]
-) -> Dict[Tuple[str, bool], List[Shown]]:
-    """Every `name = value` of a <pre> example (values may span lines), and unnamed values
-    right after `Input:` / `Output:` when there is a single input / output tensor."""
-    found: Dict[Tuple[str, bool], List[Shown]] = {}
-    labels = [(m.start(), m.group(1).lower() == "output") for m in _LABEL.finditer(text)]
-    for m in _NAME_VALUE.finditer(text):
-        if m.group(1) in names:
-            values = _literal_at(text, m.end())
-            if values:
-                key = (m.group(1), _is_output_at(labels, m.start()))
-                found.setdefault(key, []).append((values, m.start()))
-    for m in re.finditer(r"\b(Input|Output)\s*:\s*", text, re.I):
-        output = m.group(1).lower() == "output"
-        sole = sole_out if output else sole_in
-        values = _literal_at(text, m.end()) if sole else None
-        if values:
-            found.setdefault((sole, output), []).append((values, m.end()))
-    return found
-
-
-#: how a page names the matrix that follows: \text{x}, <code>x</code>, \(x\) or "x ="
-_LABEL_NAME = re.compile(
-    r"\\(?:text|mathbf|mathrm|mathit)\{\\?([A-Za-z_][\w\\]*)\}|<code>(\w+)</code>"
-    r"|\\\(\s*([A-Za-z_]\w*)\s*\\\)|\b([A-Za-z_]\w*)\s*="
-)
-_DIRECT = re.compile(r"(?:\\text\{([A-Za-z_][\w\\]*)\}|([A-Za-z_][\w]*))\s*(?:_\{?\w+\}?)?\s*=\s*$")
-_CONTINUATION = re.compile(r"^\s*(\\\\|\\]|\\\[|\s|\\quad|\\qquad|,)*\s*(=|\+|-|\\cdot|\\times)")
-
-
-def _matrix_values(section: str, names: List[str]) -> Dict[Tuple[str, bool], List[Shown]]:
-    """Matrices of a bmatrix example, each attributed to the tensor its label names."""
-    found: Dict[Tuple[str, bool], List[Shown]] = {}
-    plain = re.sub(r"<[^>]*>", lambda m: " " * len(m.group(0)), section)
-    labels = [(m.start(), m.group(1).lower() == "output") for m in _LABEL.finditer(plain)]
-    previous_end, previous_name = 0, None
-    for m in re.finditer(r"\\begin\s*\{bmatrix\}(.*?)\\end\s*\{bmatrix\}", section, re.S):
-        label = section[previous_end : m.start()]
-        previous_end = m.end()
-        direct = _DIRECT.search(label)
-        if direct:
-            name = (direct.group(1) or direct.group(2)).replace("\\_", "_")
-            name = name if name in names else None
-        else:
-            mentioned = [
-                next(g for g in mm.groups() if g).replace("\\_", "_")
-                for mm in _LABEL_NAME.finditer(label)
-            ]
-            mentioned = [n for n in mentioned if n in names]
-            if mentioned:
-                name = mentioned[-1]
-            elif previous_name and _CONTINUATION.match(label):
-                name = previous_name  # a derivation chain: "= A + B = C"
-            else:
-                name = None
-        previous_name = name
-        if name is None:
-            continue
-        cells: List[Tuple[float, str]] = []
-        for row in re.split(r"\\\\", m.group(1)):
-            for cell in row.split("&") if row.strip() else []:
-                text = cell.strip()
-                if not _NUMBER.fullmatch(text):
-                    cells = []
-                    break
-                cells.append((float(text), text))
-            else:
-                continue
-            break
-        if cells:
-            key = (name, _is_output_at(labels, m.start()))
-            found.setdefault(key, []).append((cells, m.start()))
-    return found
-
-
 def _tolerance(text: str, actual: float, atol: float, rtol: float) -> float:
     """One unit of the last digit written (pages round or truncate), plus the challenge's own."""
     try:
@@ -562,32 +429,26 @@ def _compare_example(
     example: Dict[str, Any],
     outputs: Optional[Dict[str, Any]],
     signature: List[SigEntry],
-    model: ChallengeModel,
+    model: ChallengePy,
     report: Report,
 ) -> None:
-    sections = page.sections("example")
-    if not sections:
+    examples = page.examples()
+    if not examples:
         return
-    section = sections[0]
-    body = page.text[section.start : section.body_end]
     ins = [e.name for e in signature if e.is_tensor and e.direction != "out"]
     outs = [e.name for e in signature if e.is_tensor and e.direction != "in"]
-    pre = re.search(r"<pre\b[^>]*>(.*?)</pre>", body, re.S)
-    if pre:
-        found = _pre_values(
-            html_text.unescape(pre.group(1)),
-            [e.name for e in signature],
-            ins[0] if len(ins) == 1 else None,
-            outs[0] if len(outs) == 1 else None,
-        )
-        base = section.start + pre.start(1)
-    else:
-        found = _matrix_values(body, [e.name for e in signature if e.is_tensor])
-        base = section.start
-    labelled = bool(re.search(r"\bOutputs?\b", re.sub(r"<[^>]*>", " ", body), re.I))
+    shown_values = example_values(
+        page,
+        examples[0],
+        [e.name for e in signature],
+        [e.name for e in signature if e.is_tensor],
+        ins[0] if len(ins) == 1 else None,
+        outs[0] if len(outs) == 1 else None,
+    )
+    found, base, labelled = shown_values.found, shown_values.base, shown_values.labelled
     atol, rtol = _number_attr(model, "atol"), _number_attr(model, "rtol")
     by_name = {e.name: e for e in signature}
-    where = page.source.display
+    where = page.display
     reported = set()
     for (name, in_output), candidates in sorted(found.items(), key=lambda kv: kv[1][0][1]):
         entry = by_name[name]
@@ -605,10 +466,10 @@ def _compare_example(
             actual, owner = _actual_values(example[name]), "generate_example_test"
         if actual is None or name in reported:
             continue
-        if any(_agrees(shown, actual, atol, rtol) for shown, _ in candidates):
+        if any(_agrees(c.values, actual, atol, rtol) for c in candidates):
             continue
         reported.add(name)
-        shown, offset = candidates[0]
+        shown, offset = candidates[0].values, candidates[0].offset
         line, col = page.pos(base + offset)
         if len(shown) > len(actual):
             message = f"the page shows {len(shown)} value(s) for {name}; {owner} has {len(actual)}"
@@ -628,7 +489,7 @@ def _compare_example(
         report.add("D001", where, line, col, message)
 
 
-def _number_attr(model: ChallengeModel, name: str) -> float:
+def _number_attr(model: ChallengePy, name: str) -> float:
     value = model.attribute_value(name)
     if isinstance(value, ast.Constant) and isinstance(value.value, (int, float)):
         return float(value.value)

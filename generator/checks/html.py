@@ -1,7 +1,7 @@
 """challenge.html rules: structure, SVG, LaTeX, example form and the performance bullet.
 
-The page is a fragment, so a small tag scanner is enough; LaTeX goes through latex2mathml (loaded
-only when a page has math) plus the balance checks that parser is lenient about.
+The page is read by generator/challenge/page.py; LaTeX goes through latex2mathml (loaded only when
+a page has math) plus the balance checks that parser is lenient about.
 """
 
 from __future__ import annotations
@@ -9,143 +9,39 @@ from __future__ import annotations
 import functools
 import html as html_text
 import re
-from dataclasses import dataclass
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional
 
-from generator.checks.model import ChallengeModel, example_ranks
+from generator.challenge.page import (
+    BULLET,
+    SECTION_CONSTRAINTS,
+    SECTION_IR,
+    Page,
+    Tag,
+    attributes,
+    bullet_int,
+    example_forms,
+    multi_row_matrix,
+    performance_bullet,
+    read_page,
+    section_kind,
+)
+from generator.challenge.pyfile import ChallengePy
+from generator.checks.model import example_ranks
 from generator.checks.report import Report
-from generator.checks.source import ChallengeDir, SourceFile
+from generator.checks.source import ChallengeDir
 from generator.html import grouped
 
-TAG_RE = re.compile(
-    r"<!--.*?-->|<(/?)([a-zA-Z][a-zA-Z0-9]*)\b((?:[^>\"']|\"[^\"]*\"|'[^']*')*)>", re.S
-)
-ATTR_RE = re.compile(r"([a-zA-Z_:][\w:.-]*)\s*(?:=\s*(\"[^\"]*\"|'[^']*'|[^\s>]+))?")
-BLOCK_TAGS = {"h1", "h2", "h3", "h4", "h5", "h6", "p", "pre", "ul", "ol", "div", "table", "svg"}
-MATH_RE = re.compile(r"\\\(|\\\[")
 TEXT_MACRO_RE = re.compile(r"\\text(?:bf|it|tt|rm|sf|normal)?\s*\{")
-BULLET = "Performance is measured with"
-SECTION_IR = "Implementation Requirements"
-SECTION_CONSTRAINTS = "Constraints"
-EXAMPLE_TITLE_RE = re.compile(r"^examples?(\s*\d+)?$", re.I)
+_PLAIN_INT = re.compile(r"^-?\d+$")
+_FLOAT = re.compile(r"^-?(\d+\.\d*|\.\d+|\d+(\.\d*)?[eE][-+]?\d+)$")
 RAW_MATH_CHARS = {"\u2264": "&le;", "\u2265": "&ge;", "\u00d7": "&times;"}
 
 
-@dataclass
-class Tag:
-    start: int
-    end: int
-    name: str  # lowercase; "" for a comment
-    closing: bool
-    attrs: str
-
-
-@dataclass
-class Heading:
-    level: int
-    start: int
-    title: str
-    closed: bool
-    body_end: int  # where the section's content ends (next h2 or end of page)
-
-
-def scan(text: str) -> List[Tag]:
-    tags = []
-    for m in TAG_RE.finditer(text):
-        if m.group(0).startswith("<!--"):
-            tags.append(Tag(m.start(), m.end(), "", False, ""))
-        else:
-            tags.append(Tag(m.start(), m.end(), m.group(2).lower(), bool(m.group(1)), m.group(3)))
-    return tags
-
-
-def attributes(raw: str) -> Dict[str, str]:
-    found = {}
-    for m in ATTR_RE.finditer(raw):
-        value = m.group(2) or ""
-        if value[:1] in "\"'":
-            value = value[1:-1]
-        found[m.group(1).lower()] = value
-    return found
-
-
-def strip_tags(fragment: str) -> str:
-    text = re.sub(r"<[^>]*>", " ", fragment)
-    return " ".join(html_text.unescape(text).split())
-
-
-class Page:
-    """challenge.html, scanned once."""
-
-    def __init__(self, source: SourceFile):
-        self.source = source
-        self.text = source.text
-        self.tags = scan(self.text)
-        self.headings = self._headings()
-        self.skip = self._skipped_ranges()
-
-    def _headings(self) -> List[Heading]:
-        found: List[Heading] = []
-        tags = self.tags
-        for i, tag in enumerate(tags):
-            if tag.closing or not re.fullmatch(r"h[1-6]", tag.name):
-                continue
-            end, closed = len(self.text), False
-            for later in tags[i + 1 :]:
-                if later.closing and later.name == tag.name:
-                    end, closed = later.start, True
-                    break
-                if not later.closing and later.name in BLOCK_TAGS:
-                    end = later.start
-                    break
-            title = strip_tags(self.text[tag.end : end]).rstrip(":").strip()
-            found.append(Heading(int(tag.name[1]), tag.start, title, closed, len(self.text)))
-        h2 = [h for h in found if h.level == 2]
-        for current, following in zip(h2, h2[1:]):
-            current.body_end = following.start
-        return found
-
-    def _skipped_ranges(self) -> List[Tuple[int, int]]:
-        """<pre>, <code>, <svg>, <script>, <style> contents: no math, no raw-character rule."""
-        ranges = []
-        stack: List[Tag] = []
-        for tag in self.tags:
-            if tag.name in ("pre", "code", "svg", "script", "style"):
-                if not tag.closing:
-                    stack.append(tag)
-                elif stack and stack[-1].name == tag.name:
-                    ranges.append((stack.pop().start, tag.end))
-        return ranges
-
-    @functools.cached_property
-    def segments(self) -> List[Tuple[int, int, str]]:
-        return math_segments(self)
-
-    def skipped(self, offset: int) -> bool:
-        return any(a <= offset < b for a, b in self.skip)
-
-    def pos(self, offset: int) -> Tuple[int, int]:
-        return self.source.position(offset)
-
-    def sections(self, kind: str) -> List[Heading]:
-        return [h for h in self.headings if h.level == 2 and section_kind(h.title) == kind]
-
-
-def section_kind(title: str) -> Optional[str]:
-    if title.lower() == SECTION_IR.lower():
-        return "requirements"
-    if EXAMPLE_TITLE_RE.match(title):
-        return "example"
-    if title.lower() == SECTION_CONSTRAINTS.lower():
-        return "constraints"
-    return None
-
-
-def check(ch: ChallengeDir, model: Optional[ChallengeModel], report: Report) -> Optional[Page]:
+def check(ch: ChallengeDir, model: Optional[ChallengePy], report: Report) -> Optional[Page]:
     source = ch.file("challenge.html")
     if source is None:
         return None
-    page = Page(source)
+    page = read_page(source.text, source.display)
     where = source.display
     _start(page, report, where)
     _headings(page, report, where)
@@ -250,29 +146,6 @@ def _dark_background(svg_attrs: Dict[str, str], inner: List[Tag], end: int) -> b
 # ---------------------------------------------------------------------------------- LaTeX
 
 
-def math_segments(page: Page) -> List[Tuple[int, int, str]]:
-    """(start of content, end of content, content) of each \\( \\) and \\[ \\] outside pre/code/svg;
-    an unterminated one has end -1."""
-    found = []
-    text = page.text
-    i = 0
-    while True:
-        m = MATH_RE.search(text, i)
-        if not m:
-            break
-        if page.skipped(m.start()):
-            i = m.end()
-            continue
-        closer = "\\)" if m.group(0) == "\\(" else "\\]"
-        end = text.find(closer, m.end())
-        if end < 0:
-            found.append((m.start(), -1, text[m.end() :]))
-            break
-        found.append((m.end(), end, text[m.end() : end]))
-        i = end + 2
-    return found
-
-
 _SYNTAX = re.compile(r"[\\{}^_&]")
 
 
@@ -363,21 +236,7 @@ def _closing_brace(text: str, open_index: int) -> int:
 # ---------------------------------------------------------------------------------- examples
 
 
-def example_forms(page: Page) -> Dict[str, int]:
-    """'pre' / 'bmatrix' -> offset of the first use inside the example sections."""
-    forms: Dict[str, int] = {}
-    for section in page.sections("example"):
-        body = page.text[section.start : section.body_end]
-        pre = re.search(r"<pre\b", body)
-        matrix = re.search(r"\\begin\s*\{bmatrix\}", body)
-        if pre and "pre" not in forms:
-            forms["pre"] = section.start + pre.start()
-        if matrix and "bmatrix" not in forms:
-            forms["bmatrix"] = section.start + matrix.start()
-    return forms
-
-
-def _examples(page: Page, model: Optional[ChallengeModel], report: Report, where: str) -> None:
+def _examples(page: Page, model: Optional[ChallengePy], report: Report, where: str) -> None:
     forms = example_forms(page)
     if len(forms) == 2:
         later = max(forms.values())
@@ -398,65 +257,13 @@ def _examples(page: Page, model: Optional[ChallengeModel], report: Report, where
         form == "bmatrix"
         and len(ranks) == len(model.tensors)
         and max(ranks.values()) <= 1
-        and not _multi_row_matrix(page)
+        and not multi_row_matrix(page)
     ):
         # flat tensors may hold 2-D data; a page that shows only one-row matrices has none
         report.add("H009", where, line, col, "all example data is 1-D but the example uses bmatrix")
 
 
-def _multi_row_matrix(page: Page) -> bool:
-    for section in page.sections("example"):
-        body = page.text[section.start : section.body_end]
-        for m in re.finditer(r"\\begin\s*\{bmatrix\}(.*?)\\end\s*\{bmatrix\}", body, re.S):
-            rows = [r for r in re.split(r"\\\\", m.group(1)) if r.strip()]
-            if len(rows) > 1:
-                return True
-    return False
-
-
-# ---------------------------------------------------------------------------------- bullet
-
-
-@dataclass
-class BulletItem:
-    name: str
-    value: str
-    offset: int  # of the <code> tag
-
-
-def performance_bullet(page: Page) -> Optional[Tuple[int, List[BulletItem]]]:
-    """(offset of the <li>, the name = value pairs) of the performance bullet, if any."""
-    text = page.text
-    for i, tag in enumerate(page.tags):
-        if tag.name != "li" or tag.closing:
-            continue
-        end = next((t.start for t in page.tags[i + 1 :] if t.name in ("li", "ul", "ol")), len(text))
-        body = text[tag.end : end]
-        if BULLET.lower() not in " ".join(strip_tags(body).split()).lower():
-            continue
-        items = []
-        codes = list(re.finditer(r"<code>\s*([^<]*?)\s*</code>\s*=\s*", body))
-        for j, m in enumerate(codes):
-            stop = codes[j + 1].start() if j + 1 < len(codes) else len(body)
-            value = re.sub(r"(\s*(,|\band\b|\.))+$", "", strip_tags(body[m.end() : stop]))
-            items.append(BulletItem(html_text.unescape(m.group(1)), value, tag.end + m.start()))
-        return tag.start, items
-    return None
-
-
-_GROUPED = re.compile(r"^-?\d{1,3}(,\d{3})*$")
-_PLAIN_INT = re.compile(r"^-?\d+$")
-_FLOAT = re.compile(r"^-?(\d+\.\d*|\.\d+|\d+(\.\d*)?[eE][-+]?\d+)$")
-
-
-def bullet_int(value: str) -> Optional[int]:
-    """The integer a correctly written bullet value stands for."""
-    if _GROUPED.match(value):
-        return int(value.replace(",", ""))
-    return None
-
-
-def _bullet(page: Page, model: Optional[ChallengeModel], report: Report, where: str) -> None:
+def _bullet(page: Page, model: Optional[ChallengePy], report: Report, where: str) -> None:
     found = performance_bullet(page)
     if found is None:
         sections = page.sections("constraints")
@@ -500,7 +307,7 @@ def _bullet(page: Page, model: Optional[ChallengeModel], report: Report, where: 
         entry = next((e for e in scalars if e.name == item.name), None)
         is_float = entry is not None and entry.dtypes and entry.dtypes[0].kind == "float"
         value = item.value
-        if _GROUPED.match(value):
+        if bullet_int(value) is not None:
             continue
         if _PLAIN_INT.match(value):
             report.add(

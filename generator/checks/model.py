@@ -1,236 +1,15 @@
-"""challenge.py read statically: the Challenge class, its methods and its solve signature.
+"""What the challenge.py rules compute from the reader's facts (generator/challenge/pyfile.py).
 
-Several areas need the same facts (the signature drives the starter, HTML and deep rules), so they
-are extracted once here from the AST, without importing the file.
+The file is read once by the reader; this module adds the analyses only the checks need: the rank
+of the example tensors, the number of functional cases, the values a generator returns.
 """
 
 from __future__ import annotations
 
 import ast
-import re
-from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
-from generator.checks.source import SourceFile
-from generator.dtypes import DTYPES, DType, by_ctypes_tensor
-from generator.languages import SigParam
-
-REQUIRED_METHODS = (
-    "reference_impl",
-    "get_solve_signature",
-    "generate_example_test",
-    "generate_functional_test",
-    "generate_performance_test",
-)
-ATTRIBUTES = ("name", "atol", "rtol", "num_gpus", "access_tier")
-DIRECTIONS = ("in", "out", "inout")
-
-#: ctypes names for the same C type as a dtype-table spelling
-CTYPES_ALIASES = {
-    "ctypes.c_int32": "ctypes.c_int",
-    "ctypes.c_uint": "ctypes.c_uint32",
-    "ctypes.c_ubyte": "ctypes.c_uint8",
-    "ctypes.c_byte": "ctypes.c_int8",
-    "ctypes.c_longlong": "ctypes.c_int64",
-}
-#: conventions: sizes are int even where c_size_t is written; the unsigned spelling is faithful too
-SIZE_T = "ctypes.c_size_t"
-SIZE_T_DTYPES = ("int32", "uint32")
-
-_BARE_CTYPES = re.compile(r"(?<![\w.])(c_\w+|POINTER)\b")
-_POINTER = re.compile(r"^ctypes\.POINTER\((ctypes\.c_\w+)\)$")
-
-
-def normalize_ctype(spelling: str) -> str:
-    """'POINTER(c_int32)' / 'ctypes.POINTER(ctypes.c_int32)' -> 'ctypes.POINTER(ctypes.c_int)'."""
-    text = _BARE_CTYPES.sub(r"ctypes.\1", spelling.replace(" ", ""))
-    pointer = _POINTER.match(text)
-    if pointer:
-        inner = CTYPES_ALIASES.get(pointer.group(1), pointer.group(1))
-        return f"ctypes.POINTER({inner})"
-    return CTYPES_ALIASES.get(text, text)
-
-
-def dtypes_for(ctype: str) -> Tuple[bool, List[DType]]:
-    """(is_tensor, the dtype-table rows this ctypes spelling can stand for)."""
-    if ctype.startswith("ctypes.POINTER("):
-        return True, by_ctypes_tensor(ctype)
-    if ctype == SIZE_T:
-        return False, [DTYPES[name] for name in SIZE_T_DTYPES]
-    return False, [row for row in DTYPES.values() if row.ctypes_scalar == ctype]
-
-
-@dataclass
-class SigEntry:
-    """One entry of get_solve_signature."""
-
-    name: str
-    ctype: str  # normalized spelling
-    written: str  # as written
-    direction: str
-    is_tensor: bool
-    dtypes: List[DType]
-    line: int
-    col: int
-
-    def sig_param(self) -> SigParam:
-        dtype = self.dtypes[0] if self.dtypes else DTYPES["float32"]
-        return SigParam(self.name, dtype, self.direction, self.is_tensor)
-
-
-@dataclass
-class ChallengeModel:
-    source: SourceFile
-    module: ast.Module
-    cls: Optional[ast.ClassDef] = None
-    base_ok: bool = False
-    methods: Dict[str, ast.FunctionDef] = field(default_factory=dict)
-    functions: Dict[str, ast.FunctionDef] = field(default_factory=dict)  # module level
-    attributes: Dict[str, ast.stmt] = field(default_factory=dict)
-    signature: Optional[List[SigEntry]] = None
-    signature_issues: List[Tuple[ast.AST, str]] = field(default_factory=list)
-
-    @property
-    def tensors(self) -> List[SigEntry]:
-        return [e for e in self.signature or [] if e.is_tensor]
-
-    def sig_params(self) -> List[SigParam]:
-        return [e.sig_param() for e in self.signature or []]
-
-    def attribute_value(self, name: str) -> Optional[ast.expr]:
-        node = self.attributes.get(name)
-        return getattr(node, "value", None)
-
-
-_SCOPES = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
-
-
-def index_tree(module: ast.Module) -> None:
-    """One depth-first pass; afterwards walk() of any scope is a slice of it, not a new walk."""
-    order: List[ast.AST] = []
-    node_type = ast.AST
-
-    def visit(node: ast.AST) -> None:
-        start = len(order)
-        order.append(node)
-        for name in node._fields:
-            if name == "ctx":  # Load/Store markers
-                continue
-            value = getattr(node, name, None)
-            if isinstance(value, list):
-                for item in value:
-                    if isinstance(item, node_type):
-                        visit(item)
-            elif isinstance(value, node_type):
-                visit(value)
-        if isinstance(node, _SCOPES):
-            node._chgen_span = (order, start, len(order))  # type: ignore[attr-defined]
-
-    visit(module)
-
-
-def walk(node: ast.AST) -> List[ast.AST]:
-    """The node and everything below it (source order for indexed scopes)."""
-    span = getattr(node, "_chgen_span", None)
-    if span is None:
-        return list(ast.walk(node))
-    order, start, end = span
-    return order[start:end]
-
-
-def build_model(source: SourceFile) -> Optional[ChallengeModel]:
-    tree = source.python()
-    if tree is None:
-        return None
-    if not hasattr(tree, "_chgen_span"):
-        index_tree(tree)
-    model = ChallengeModel(source, tree)
-    for node in tree.body:
-        if isinstance(node, ast.FunctionDef):
-            model.functions[node.name] = node
-        if isinstance(node, ast.ClassDef) and node.name == "Challenge":
-            model.cls = node
-            model.base_ok = any(
-                (isinstance(b, ast.Name) and b.id == "ChallengeBase")
-                or (isinstance(b, ast.Attribute) and b.attr == "ChallengeBase")
-                for b in node.bases
-            )
-    if model.cls is None:
-        return model
-    for node in model.cls.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            model.methods.setdefault(node.name, node)
-        targets: List[ast.expr] = []
-        if isinstance(node, ast.Assign):
-            targets = node.targets
-        elif isinstance(node, ast.AnnAssign) and node.value is not None:
-            targets = [node.target]
-        for target in targets:
-            if isinstance(target, ast.Name) and target.id in ATTRIBUTES:
-                model.attributes.setdefault(target.id, node)
-    _read_signature(model)
-    return model
-
-
-def _read_signature(model: ChallengeModel) -> None:
-    method = model.methods.get("get_solve_signature")
-    if method is None:
-        return
-    returns = [n for n in walk(method) if isinstance(n, ast.Return)]
-    if len(returns) != 1 or not isinstance(returns[0].value, ast.Dict):
-        model.signature_issues.append((method, "get_solve_signature must return one dict literal"))
-        return
-    entries: List[SigEntry] = []
-    seen = set()
-    for key, value in zip(returns[0].value.keys, returns[0].value.values):
-        where = key if key is not None else value
-        if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
-            model.signature_issues.append((where, "signature keys must be string literals"))
-            return
-        if key.value in seen:
-            model.signature_issues.append((key, f"parameter {key.value!r} appears twice"))
-        seen.add(key.value)
-        if not (isinstance(value, ast.Tuple) and len(value.elts) == 2):
-            model.signature_issues.append(
-                (value, f"{key.value!r} must map to a (ctypes type, direction) tuple")
-            )
-            return
-        type_node, direction_node = value.elts
-        direction = getattr(direction_node, "value", None)
-        if direction not in DIRECTIONS:
-            model.signature_issues.append(
-                (direction_node, f"direction of {key.value!r} must be 'in', 'out' or 'inout'")
-            )
-            return
-        written = ast.unparse(type_node)
-        ctype = normalize_ctype(written)
-        is_tensor, dtypes = dtypes_for(ctype)
-        if not ctype.startswith("ctypes."):
-            model.signature_issues.append(
-                (type_node, f"{written} (for {key.value!r}) is not a ctypes type")
-            )
-        elif not dtypes:
-            model.signature_issues.append(
-                (type_node, f"{written} (for {key.value!r}) has no row in the dtype table")
-            )
-        elif not is_tensor and direction != "in":
-            model.signature_issues.append(
-                (direction_node, f"scalar {key.value!r} can only be 'in'")
-            )
-        entries.append(
-            SigEntry(
-                key.value,
-                ctype,
-                written,
-                direction,
-                is_tensor,
-                dtypes,
-                key.lineno,
-                key.col_offset + 1,
-            )
-        )
-    model.signature = entries
-
+from generator.challenge.pyfile import ChallengePy, walk
 
 # ------------------------------------------------------------------------------ expressions
 
@@ -345,7 +124,7 @@ def _keyword(node: ast.Call, name: str) -> Optional[ast.expr]:
 
 
 def case_values(
-    model: ChallengeModel, method_name: str
+    model: ChallengePy, method_name: str
 ) -> Tuple[Optional[Dict[str, ast.expr]], Dict[str, ast.expr]]:
     """The expressions a one-case generator returns per parameter, and the scope they live in.
 
@@ -401,7 +180,7 @@ def _dict_items(node: ast.Dict) -> Optional[Dict[str, ast.expr]]:
     return items
 
 
-def example_ranks(model: ChallengeModel) -> Dict[str, int]:
+def example_ranks(model: ChallengePy) -> Dict[str, int]:
     """Tensor parameter -> rank of the example data, for the tensors whose rank is evident."""
     items, env = case_values(model, "generate_example_test")
     ranks: Dict[str, int] = {}
@@ -419,7 +198,7 @@ def example_ranks(model: ChallengeModel) -> Dict[str, int]:
 # ------------------------------------------------------------------------ functional cases
 
 
-def functional_count(model: ChallengeModel) -> Optional[int]:
+def functional_count(model: ChallengePy) -> Optional[int]:
     """How many cases generate_functional_test returns, when the code makes it evident."""
     method = model.methods.get("generate_functional_test")
     if method is None:

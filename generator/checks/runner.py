@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from generator.challenge.pyfile import ChallengePy
 from generator.checks import challenge_py, html, layout, starters
-from generator.checks.model import ChallengeModel
 from generator.checks.registry import ERROR, WARNING, Finding
 from generator.checks.report import Options, Report
 from generator.checks.source import (
@@ -155,10 +155,10 @@ PARALLEL_FROM = 24
 
 def _static(
     challenges: Sequence[ChallengeDir], options: Options, ids: layout.IdIndex
-) -> Tuple[List[Finding], Dict[Path, Optional[ChallengeModel]]]:
+) -> Tuple[List[Finding], Dict[Path, Optional[ChallengePy]]]:
     """The per-challenge static rules (F005 included): one parse of each file."""
     report = Report(options)
-    models: Dict[Path, Optional[ChallengeModel]] = {}
+    models: Dict[Path, Optional[ChallengePy]] = {}
     whitespace = report.wants("F005")
     if whitespace:
         from generator.checks import formatters
@@ -199,7 +199,7 @@ def run(paths: Sequence[Path], options: Optional[Options] = None) -> Result:
         layout.check_tree(tree, report)
     challenges = targets.challenges
     jobs = 1 if options.run_deep else _jobs(options, len(challenges))
-    models: Dict[Path, Optional[ChallengeModel]] = {}
+    models: Dict[Path, Optional[ChallengePy]] = {}
     if jobs > 1:
         chunks = [challenges[i::jobs] for i in range(jobs)]
         context = multiprocessing.get_context("fork")

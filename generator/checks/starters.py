@@ -15,7 +15,9 @@ import tokenize
 from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
-from generator.checks.model import SIZE_T, ChallengeModel, SigEntry
+from generator.challenge.ctypes_table import SIZE_T
+from generator.challenge.pyfile import ChallengePy as ChallengeModel
+from generator.challenge.pyfile import SigEntry
 from generator.checks.report import Report
 from generator.checks.source import ChallengeDir, SourceFile
 from generator.dtypes import DType

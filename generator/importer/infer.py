@@ -15,7 +15,9 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import torch
 
-from generator.dtypes import DTYPES, by_ctypes_tensor, lookup
+from generator.challenge import ctypes_table
+from generator.challenge.pyfile import SigEntry
+from generator.dtypes import DTYPES, lookup
 from generator.importer.pyast import ChallengeSource, FunctionalLayout, comment_above, statement_of
 from generator.importer.report import ImportFailure, Report
 from generator.importer.trace import Recipe, Run, Traced
@@ -23,8 +25,6 @@ from generator.naming import SLUG_RE, forbidden_name_reason
 
 #: `values:` literals are written out only up to this many elements
 VALUES_MAX = 64
-_INT_SCALARS = {"c_int", "c_int32", "c_size_t", "c_uint", "c_uint32", "c_long", "c_int64"}
-_CTYPES_ALIASES = {"ctypes.c_int32": "ctypes.c_int"}
 
 
 @dataclass
@@ -39,11 +39,6 @@ class ParamInfo:
 def spec_dtype(dtype: torch.dtype) -> Optional[str]:
     spelled = str(dtype).rsplit(".", 1)[-1]
     return spelled if spelled in DTYPES else None
-
-
-def _pointer_target(spelling: str) -> Optional[str]:
-    match = re.fullmatch(r"ctypes\.POINTER\((ctypes\.\w+)\)", spelling)
-    return match.group(1) if match else None
 
 
 def read_signature(source: ChallengeSource, instance: Any, run: Run, report: Report):
@@ -61,31 +56,32 @@ def read_signature(source: ChallengeSource, instance: Any, run: Run, report: Rep
             )
         if entry.direction not in ("in", "out", "inout"):
             raise ImportFailure(f"parameter {entry.name!r} has direction {entry.direction!r}")
-        target = _pointer_target(entry.ctypes)
-        if target is not None:
-            params.append(_tensor_param(entry.name, target, entry.direction, run, report))
+        facts = ctypes_table.lookup(entry.ctype)
+        if facts.is_pointer:
+            params.append(_tensor_param(entry.name, facts, entry.direction, run, report))
         else:
-            params.append(_scalar_param(entry.name, entry.ctypes, entry.direction, report))
+            params.append(_scalar_param(entry.name, facts, entry.direction, report))
     return params
 
 
-def _runtime_signature(instance: Any):
-    from generator.importer.pyast import SignatureEntry
-
+def _runtime_signature(instance: Any) -> List[SigEntry]:
+    """The signature as calling get_solve_signature() gives it (its spellings from the classes)."""
     entries = []
     for name, (kind, direction) in instance.get_solve_signature().items():
-        pointee = getattr(kind, "_type_", None)
-        if isinstance(pointee, type):
-            spelling = f"ctypes.POINTER(ctypes.{pointee.__name__})"
-        else:
-            spelling = f"ctypes.{kind.__name__}"
-        entries.append(SignatureEntry(name, spelling, direction))
+        spelling = ctypes_table.spelling_of(kind) or getattr(kind, "__name__", repr(kind))
+        facts = ctypes_table.lookup(spelling)
+        rows = list(facts.rows)
+        entries.append(
+            SigEntry(name, facts.spelling, spelling, direction, facts.is_pointer, rows, 0, 0)
+        )
     return entries
 
 
-def _tensor_param(name: str, target: str, direction: str, run: Run, report: Report) -> ParamInfo:
-    spelling = f"ctypes.POINTER({_CTYPES_ALIASES.get(target, target)})"
-    candidates = [row.name for row in by_ctypes_tensor(spelling)]
+def _tensor_param(
+    name: str, facts: ctypes_table.CType, direction: str, run: Run, report: Report
+) -> ParamInfo:
+    spelling = facts.spelling
+    candidates = [row.name for row in facts.rows]
     value = run.example.values.get(name)
     seen = spec_dtype(value.dtype) if isinstance(value, torch.Tensor) else None
     if isinstance(value, torch.Tensor) and seen is None:
@@ -107,27 +103,30 @@ def _tensor_param(name: str, target: str, direction: str, run: Run, report: Repo
     return ParamInfo(name, dtype, direction, True)
 
 
-def _scalar_param(name: str, spelling: str, direction: str, report: Report) -> ParamInfo:
-    kind = spelling.rsplit(".", 1)[-1]
+def _scalar_param(
+    name: str, facts: ctypes_table.CType, direction: str, report: Report
+) -> ParamInfo:
+    """A scalar of the spec: int32 sizes and float32 factors; other C scalars are narrowed."""
     if direction != "in":
         raise ImportFailure(f"scalar {name} has direction {direction!r}; scalars are inputs")
-    if kind in _INT_SCALARS:
-        if kind not in ("c_int", "c_int32"):
+    kind = facts.scalar.kind if facts.scalar is not None else None
+    if kind == "int" and facts.scalar.bits >= 32:  # narrower integers are not sizes
+        if facts.spelling != DTYPES["int32"].ctypes_scalar:
             report.note(
-                f"signature: {name} is declared ctypes.{kind}; chgen writes ctypes.c_int "
+                f"signature: {name} is declared {facts.describe()}; chgen writes ctypes.c_int "
                 "(sizes are int in every starter)"
             )
         return ParamInfo(name, "int32", "in", False)
-    if kind in ("c_float", "c_double"):
-        if kind == "c_double":
+    if kind == "float":
+        if facts.spelling != DTYPES["float32"].ctypes_scalar:
             report.note(
-                f"signature: {name} is declared ctypes.c_double; chgen has float32 scalars only "
+                f"signature: {name} is declared {facts.spelling}; chgen has float32 scalars only "
                 "and writes ctypes.c_float (not representable as double)"
             )
         return ParamInfo(name, "float32", "in", False)
     raise ImportFailure(
-        f"parameter {name} is declared {spelling}, not a ctypes pointer or scalar the spec can "
-        "express (not representable)"
+        f"parameter {name} is declared {facts.spelling}, not a ctypes pointer or scalar the spec "
+        "can express (not representable)"
     )
 
 

@@ -2,27 +2,21 @@
 
 Running a challenge gives its tensors; only the source gives the ctypes spelling a parameter was
 declared with, the reference body verbatim, the assertions chgen regenerates, and the comments that
-name the functional cases.
+name the functional cases. The file is read by generator/challenge/pyfile.py; this module picks
+from those facts what a spec needs.
 """
 
 from __future__ import annotations
 
 import ast
 import builtins
-import io
-import re
 import textwrap
-import tokenize
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Set, Tuple
 
-METHODS = (
-    "reference_impl",
-    "get_solve_signature",
-    "generate_example_test",
-    "generate_functional_test",
-    "generate_performance_test",
-)
+from generator.challenge.pyfile import REQUIRED_METHODS as METHODS  # noqa: F401 - build reads it
+from generator.challenge.pyfile import ChallengePy, Method, SigEntry, read_challenge_py
+
 #: attributes whose comparison an assertion makes only about shapes, dtypes and devices
 _META_ATTRS = {"shape", "dtype", "device", "ndim"}
 _META_CALLS = {"size", "dim", "numel", "ndimension"}
@@ -30,13 +24,6 @@ _META_CALLS = {"size", "dim", "numel", "ndimension"}
 
 class SourceError(Exception):
     """challenge.py does not have the shape of a challenge (no Challenge class, no signature)."""
-
-
-@dataclass
-class SignatureEntry:
-    name: str
-    ctypes: str  # normalised spelling, e.g. "ctypes.POINTER(ctypes.c_float)" or "ctypes.c_int"
-    direction: str
 
 
 @dataclass
@@ -64,106 +51,12 @@ class FunctionalLayout:
 class ChallengeSource:
     text: str
     attrs: Dict[str, Any]
-    signature: Optional[List[SignatureEntry]]
+    signature: Optional[List[SigEntry]]
     reference: Reference
     methods: List[str]
     imports: Dict[str, str]  # name bound at module level -> the import statement binding it
     module_names: Set[str]  # other module-level names (functions, constants)
     functional: Optional[FunctionalLayout]
-
-
-def _class(tree: ast.Module) -> ast.ClassDef:
-    classes = [n for n in tree.body if isinstance(n, ast.ClassDef)]
-    for node in classes:
-        if node.name == "Challenge":
-            return node
-    if len(classes) == 1:
-        return classes[0]
-    raise SourceError("challenge.py defines no class Challenge")
-
-
-def _methods(cls: ast.ClassDef) -> Dict[str, ast.FunctionDef]:
-    return {n.name: n for n in cls.body if isinstance(n, ast.FunctionDef)}
-
-
-def _attrs(cls: ast.ClassDef) -> Dict[str, Any]:
-    found: Dict[str, Any] = {}
-    for node in cls.body:
-        targets: List[ast.expr] = []
-        if isinstance(node, ast.Assign):
-            targets, value = node.targets, node.value
-        elif isinstance(node, ast.AnnAssign) and node.value is not None:
-            targets, value = [node.target], node.value
-        for target in targets:
-            if isinstance(target, ast.Name):
-                try:
-                    found[target.id] = ast.literal_eval(value)
-                except ValueError:
-                    pass
-    return found
-
-
-def normalise_ctypes(node: ast.expr) -> str:
-    """`POINTER(c_float)`, `ctypes.POINTER(ctypes.c_float)` -> the dtype table's spelling.
-
-    Anything that is not a ctypes type keeps its own spelling (and is refused later)."""
-    text = ast.unparse(node)
-    if isinstance(node, ast.Call) and ast.unparse(node.func).rsplit(".", 1)[-1] == "POINTER":
-        inner = ", ".join(normalise_ctypes(arg) for arg in node.args)
-        return f"ctypes.POINTER({inner})"
-    name = text.rsplit(".", 1)[-1]
-    if re.fullmatch(r"c_\w+", name) and text in (name, f"ctypes.{name}"):
-        return f"ctypes.{name}"
-    return text
-
-
-def _signature(fn: Optional[ast.FunctionDef]) -> Optional[List[SignatureEntry]]:
-    if fn is None:
-        return None
-    returns = [n for n in ast.walk(fn) if isinstance(n, ast.Return) and n.value is not None]
-    if len(returns) != 1 or not isinstance(returns[0].value, ast.Dict):
-        return None
-    entries = []
-    for key, value in zip(returns[0].value.keys, returns[0].value.values):
-        if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
-            return None
-        if not (isinstance(value, ast.Tuple) and len(value.elts) == 2):
-            return None
-        kind, direction = value.elts
-        if not (isinstance(direction, ast.Constant) and isinstance(direction.value, str)):
-            return None
-        entries.append(SignatureEntry(key.value, normalise_ctypes(kind), direction.value))
-    return entries
-
-
-def _comments(text: str) -> Dict[int, Tuple[int, str]]:
-    """line -> (column, text without '#') for every comment token."""
-    found = {}
-    try:
-        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
-            if tok.type == tokenize.COMMENT:
-                found[tok.start[0]] = (tok.start[1], tok.string[1:].strip())
-    except (tokenize.TokenError, IndentationError):
-        pass
-    return found
-
-
-def _header_end(lines: List[str], fn: ast.FunctionDef) -> int:
-    """The line holding the ':' that ends a (possibly multi-line) def header (1-based)."""
-    source = "\n".join(lines[fn.lineno - 1 : fn.body[0].lineno])
-    depth = 0
-    line = fn.lineno
-    try:
-        for tok in tokenize.generate_tokens(io.StringIO(source).readline):
-            if tok.type == tokenize.OP and tok.string in "([{":
-                depth += 1
-            elif tok.type == tokenize.OP and tok.string in ")]}":
-                depth -= 1
-            elif tok.type == tokenize.OP and tok.string == ":" and depth == 0:
-                return fn.lineno + tok.start[0] - 1
-    except (tokenize.TokenError, IndentationError):
-        pass
-    return line
 
 
 def _is_meta(node: ast.expr) -> bool:
@@ -261,9 +154,10 @@ def _free_names(body: List[ast.stmt], params: List[str]) -> Set[str]:
     return loaded - stored - set(params) - set(dir(builtins)) - {"torch"}
 
 
-def _reference(fn: ast.FunctionDef, lines: List[str]) -> Reference:
-    params = [a.arg for a in fn.args.args[1:]]
-    start = _header_end(lines, fn)  # body text starts on the next line
+def _reference(method: Method, lines: List[str]) -> Reference:
+    fn = method.node
+    params = method.params
+    start = method.header_end  # body text starts on the next line
     removed: Set[int] = set()
     dropped: List[str] = []
     kept: List[ast.stmt] = []
@@ -323,13 +217,14 @@ def _literal_names(node: ast.expr, assigned: Dict[str, ast.expr]) -> Optional[Li
     return names
 
 
-def _functional(fn: Optional[ast.FunctionDef], text: str) -> Optional[FunctionalLayout]:
+def _functional(read: ChallengePy) -> Optional[FunctionalLayout]:
+    fn = read.methods.get("generate_functional_test")
     if fn is None:
         return None
     column = fn.body[0].col_offset
     comments = {
         line: comment
-        for line, (col, comment) in _comments(text).items()
+        for line, (col, comment) in read.comments().items()
         if col == column and fn.lineno < line <= fn.end_lineno
     }
     assigned: Dict[str, ast.expr] = {}
@@ -348,53 +243,30 @@ def _functional(fn: Optional[ast.FunctionDef], text: str) -> Optional[Functional
     return FunctionalLayout(spans, comments, loop_names, fn.lineno)
 
 
-def _module_names(tree: ast.Module) -> Tuple[Dict[str, str], Set[str]]:
-    imports: Dict[str, str] = {}
-    others: Set[str] = set()
-    for node in tree.body:
-        if isinstance(node, ast.Import):
-            for alias in node.names:
-                if alias.asname:
-                    imports[alias.asname] = f"import {alias.name} as {alias.asname}"
-                else:
-                    top = alias.name.split(".")[0]
-                    imports[top] = f"import {alias.name}"
-        elif isinstance(node, ast.ImportFrom) and node.module:
-            for alias in node.names:
-                bound = alias.asname or alias.name
-                spelled = f"{alias.name} as {alias.asname}" if alias.asname else alias.name
-                imports[bound] = f"from {node.module} import {spelled}"
-        elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
-            others.add(node.name)
-        elif isinstance(node, ast.Assign):
-            for target in node.targets:
-                for sub in ast.walk(target):
-                    if isinstance(sub, ast.Name):
-                        others.add(sub.id)
-    return imports, others
-
-
 def read_source(text: str) -> ChallengeSource:
     """Everything chgen import takes from challenge.py's text."""
-    try:
-        tree = ast.parse(text)
-    except SyntaxError as exc:
-        raise SourceError(f"challenge.py does not parse: {exc.msg} (line {exc.lineno})") from None
-    cls = _class(tree)
-    methods = _methods(cls)
-    if "reference_impl" not in methods:
+    read = read_challenge_py(text)
+    if read.module is None:
+        exc = read.syntax_error
+        raise SourceError(f"challenge.py does not parse: {exc.msg} (line {exc.lineno})")
+    if read.cls is None and len(read.classes) == 1:  # a class of another name stands for it
+        read = read_challenge_py(text, class_name=read.classes[0])
+    if read.cls is None:
+        raise SourceError("challenge.py defines no class Challenge")
+    reference = read.method("reference_impl")
+    if reference is None:
         raise SourceError("class Challenge has no reference_impl")
-    lines = text.splitlines()
-    imports, module_names = _module_names(tree)
+    facts = read.attribute_facts
+    literals = {name: fact.literal for name, fact in facts.items() if fact.has_literal}
     return ChallengeSource(
         text=text,
-        attrs=_attrs(cls),
-        signature=_signature(methods.get("get_solve_signature")),
-        reference=_reference(methods["reference_impl"], lines),
-        methods=list(methods),
-        imports=imports,
-        module_names=module_names - {"Challenge"},
-        functional=_functional(methods.get("generate_functional_test"), text),
+        attrs=literals,
+        signature=read.signature,
+        reference=_reference(reference, read.lines),
+        methods=list(read.methods),
+        imports=read.imports,
+        module_names=set(read.module_names) - {"Challenge"},
+        functional=_functional(read),
     )
 
 

@@ -12,6 +12,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, Dict, List
 
+from generator.challenge import ctypes_table
 from generator.dtypes import DTYPES, DType
 from generator.languages.base import SigParam
 
@@ -23,29 +24,6 @@ class JudgeParam(SigParam):
     """A SigParam that also remembers the declared ctypes type."""
 
     ctype: Any = None
-
-
-def _pointer_rows() -> Dict[Any, DType]:
-    rows: Dict[Any, DType] = {}
-    for row in DTYPES.values():
-        cls = eval(row.ctypes_tensor, {"ctypes": ctypes})  # noqa: S307 - our own table
-        rows.setdefault(cls, row)  # the first row wins where dtypes share a pointer (f16/bf16)
-    return rows
-
-
-#: Scalar ctypes -> the dtype row whose spellings stand for it. Unsigned and size_t scalars map to
-#: the row of their width; the ctypes type itself travels in JudgeParam.ctype.
-_SCALAR_ROWS = {
-    ctypes.c_int: "int32",
-    ctypes.c_uint: "uint32",
-    ctypes.c_long: "int64",
-    ctypes.c_ulong: "int64",
-    ctypes.c_longlong: "int64",
-    ctypes.c_ulonglong: "int64",
-    ctypes.c_int8: "int8",
-    ctypes.c_uint8: "uint8",
-    ctypes.c_float: "float32",
-}
 
 
 #: The row of a parameter that is a Python object, not data (only its name is ever read).
@@ -61,7 +39,6 @@ class SignatureError(ValueError):
 
 
 def params_from_signature(signature: Dict[str, Any]) -> List[JudgeParam]:
-    pointers = _pointer_rows()
     params: List[JudgeParam] = []
     for name, entry in signature.items():
         try:
@@ -70,11 +47,14 @@ def params_from_signature(signature: Dict[str, Any]) -> List[JudgeParam]:
             raise SignatureError(f"{name}: expected (ctypes type, direction), got {entry!r}")
         if direction not in DIRECTIONS:
             raise SignatureError(f"{name}: direction {direction!r} is not in/out/inout")
+        spelling = ctypes_table.spelling_of(ctype)
+        facts = ctypes_table.lookup(spelling) if spelling else None
         if isinstance(ctype, type) and issubclass(ctype, ctypes._Pointer):
-            row = pointers.get(ctype) or _unknown_pointer_row(ctype)
+            # the first row wins where dtypes share a pointer (float16/bfloat16)
+            row = facts.rows[0] if facts and facts.rows else _unknown_pointer_row(ctype)
             params.append(JudgeParam(name, row, direction, True, ctype))
-        elif ctype in _SCALAR_ROWS:
-            params.append(JudgeParam(name, DTYPES[_SCALAR_ROWS[ctype]], direction, False, ctype))
+        elif facts is not None and facts.value_row is not None:
+            params.append(JudgeParam(name, facts.value_row, direction, False, ctype))
         elif _is_torch_tensor(ctype):  # PyTorch-only challenges declare torch.Tensor itself
             params.append(JudgeParam(name, DTYPES["float32"], direction, True, ctype))
         elif isinstance(ctype, type) and not issubclass(ctype, ctypes._SimpleCData):

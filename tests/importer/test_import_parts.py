@@ -211,7 +211,7 @@ def test_source_reader_keeps_the_body_and_drops_regenerated_asserts():
     assert ref.free_names == {"math", "SCALE"}
     assert source.imports["math"] == "import math"
     assert "SCALE" in source.module_names
-    assert [(e.name, e.ctypes) for e in source.signature] == [
+    assert [(e.name, e.ctype) for e in source.signature] == [
         ("A", "ctypes.POINTER(ctypes.c_float)"),
         ("B", "ctypes.POINTER(ctypes.c_float)"),
         ("N", "ctypes.c_size_t"),

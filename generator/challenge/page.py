@@ -1,0 +1,569 @@
+"""challenge.html read once: tags, sections, list items, examples, the performance bullet, math.
+
+The page is a fragment mixing HTML and LaTeX, so a small tag scanner is enough (and keeps the
+author's text verbatim). Every fact keeps its character offset; Page.pos() turns it into
+line:column. chgen check, chgen import, --deep and the preview all read the page through here.
+"""
+
+from __future__ import annotations
+
+import ast
+import bisect
+import functools
+import html as html_text
+import re
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, NamedTuple, Optional, Tuple
+
+TAG_RE = re.compile(
+    r"<!--.*?-->|<(/?)([a-zA-Z][a-zA-Z0-9]*)\b((?:[^>\"']|\"[^\"]*\"|'[^']*')*)>", re.S
+)
+ATTR_RE = re.compile(r"([a-zA-Z_:][\w:.-]*)\s*(?:=\s*(\"[^\"]*\"|'[^']*'|[^\s>]+))?")
+BLOCK_TAGS = {"h1", "h2", "h3", "h4", "h5", "h6", "p", "pre", "ul", "ol", "div", "table", "svg"}
+MATH_RE = re.compile(r"\\\(|\\\[")
+LITERAL_TAGS = ("pre", "code", "svg", "script", "style", "textarea")
+BULLET = "Performance is measured with"
+SECTION_IR = "Implementation Requirements"
+SECTION_CONSTRAINTS = "Constraints"
+EXAMPLE_TITLE_RE = re.compile(r"^examples?(\s*\d+)?$", re.I)
+
+
+@dataclass
+class Tag:
+    start: int
+    end: int
+    name: str  # lowercase; "" for a comment
+    closing: bool
+    attrs: str
+
+
+@dataclass
+class Heading:
+    level: int
+    start: int
+    title: str
+    closed: bool
+    body_end: int  # where the section's content ends (next h2 or end of page)
+    body_start: int = 0  # where it begins (after </h2>)
+
+
+def scan(text: str) -> List[Tag]:
+    tags = []
+    for m in TAG_RE.finditer(text):
+        if m.group(0).startswith("<!--"):
+            tags.append(Tag(m.start(), m.end(), "", False, ""))
+        else:
+            tags.append(Tag(m.start(), m.end(), m.group(2).lower(), bool(m.group(1)), m.group(3)))
+    return tags
+
+
+def attributes(raw: str) -> Dict[str, str]:
+    found = {}
+    for m in ATTR_RE.finditer(raw):
+        value = m.group(2) or ""
+        if value[:1] in "\"'":
+            value = value[1:-1]
+        found[m.group(1).lower()] = value
+    return found
+
+
+def strip_tags(fragment: str) -> str:
+    text = re.sub(r"<[^>]*>", " ", fragment)
+    return " ".join(html_text.unescape(text).split())
+
+
+@dataclass
+class ListItem:
+    start: int  # of <li>
+    end: int  # of the <li> tag's '>'
+    html: str  # inner HTML, verbatim
+
+    @property
+    def text(self) -> str:
+        """The inner HTML on one line."""
+        return " ".join(self.html.split())
+
+
+@dataclass
+class Example:
+    """One example section: its heading and how its data is written."""
+
+    heading: Heading
+    form: Optional[str]  # "pre", "bmatrix" or None
+    form_offset: int  # of the first <pre or \\begin{bmatrix}
+    input_labels: List[str] = field(default_factory=list)  # `label = value` lines before Output
+
+
+@dataclass
+class MathSpan:
+    start: int  # of the content (after the opening delimiter)
+    end: int  # of the content; -1 when the span is never closed
+    content: str
+    display: bool  # \\[ \\] (else \\( \\))
+
+    @property
+    def outer(self) -> Tuple[int, int]:
+        """(start, end) including the delimiters (closed spans only)."""
+        return self.start - 2, self.end + 2
+
+
+class Page:
+    """challenge.html, scanned once; every offset turns into line:column with pos()."""
+
+    def __init__(self, text: str, display: str = "challenge.html"):
+        self.text = text
+        self.display = display
+        self.tags = scan(self.text)
+        self.headings = self._headings()
+        self.skip = self._skipped_ranges()
+        self._line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
+
+    def _headings(self) -> List[Heading]:
+        found: List[Heading] = []
+        tags = self.tags
+        for i, tag in enumerate(tags):
+            if tag.closing or not re.fullmatch(r"h[1-6]", tag.name):
+                continue
+            end, closed = len(self.text), False
+            for later in tags[i + 1 :]:
+                if later.closing and later.name == tag.name:
+                    end, closed = later.start, True
+                    break
+                if not later.closing and later.name in BLOCK_TAGS:
+                    end = later.start
+                    break
+            title = strip_tags(self.text[tag.end : end]).rstrip(":").strip()
+            body_start = self.text.find(">", end) + 1 if closed else end
+            found.append(
+                Heading(int(tag.name[1]), tag.start, title, closed, len(self.text), body_start)
+            )
+        h2 = [h for h in found if h.level == 2]
+        for current, following in zip(h2, h2[1:]):
+            current.body_end = following.start
+        return found
+
+    def _skipped_ranges(self) -> List[Tuple[int, int]]:
+        """<pre>, <code>, <svg>, <script>, <style>, <textarea> contents: shown literally, so no
+        math and no raw-character rule."""
+        ranges = []
+        stack: List[Tag] = []
+        for tag in self.tags:
+            if tag.name in LITERAL_TAGS:
+                if not tag.closing:
+                    stack.append(tag)
+                elif stack and stack[-1].name == tag.name:
+                    ranges.append((stack.pop().start, tag.end))
+        return ranges
+
+    @functools.cached_property
+    def segments(self) -> List[Tuple[int, int, str]]:
+        return math_segments(self)
+
+    def skipped(self, offset: int) -> bool:
+        return any(a <= offset < b for a, b in self.skip)
+
+    def pos(self, offset: int) -> Tuple[int, int]:
+        """1-based (line, column) of a character offset."""
+        line = bisect.bisect_right(self._line_starts, offset) - 1
+        return line + 1, offset - self._line_starts[line] + 1
+
+    # ------------------------------------------------------------------ what the page holds
+
+    @property
+    def head(self) -> str:
+        """Everything before the first <h2>: the description and the SVG."""
+        first = next((h for h in self.headings if h.level == 2), None)
+        return self.text[: first.start] if first else self.text
+
+    def svgs(self, start: int = 0, end: Optional[int] = None) -> List[Tuple[int, int]]:
+        """(start, end) of every top-level inline <svg>...</svg> in text[start:end]."""
+        end = len(self.text) if end is None else end
+        found = []
+        depth, opened = 0, 0
+        for tag in self.tags:
+            if tag.name != "svg" or not start <= tag.start < end:
+                continue
+            if not tag.closing:
+                depth += 1
+                opened = tag.start if depth == 1 else opened
+            elif depth:
+                depth -= 1
+                if depth == 0:
+                    found.append((opened, tag.end))
+        return found
+
+    def body(self, heading: Heading) -> str:
+        return self.text[heading.body_start : heading.body_end]
+
+    def items(self, heading: Heading) -> List[ListItem]:
+        """The <li> items of a section, in order, with their inner HTML."""
+        found = []
+        tags = [t for t in self.tags if heading.body_start <= t.start < heading.body_end]
+        for i, tag in enumerate(tags):
+            if tag.name != "li" or tag.closing:
+                continue
+            close = next((t for t in tags[i + 1 :] if t.name == "li" and t.closing), None)
+            if close is None:
+                continue
+            found.append(ListItem(tag.start, tag.end, self.text[tag.end : close.start]))
+        return found
+
+    def after_list(self, heading: Heading) -> str:
+        """What a section holds after its first list closes (text there has no spec field)."""
+        close = next(
+            (
+                t
+                for t in self.tags
+                if heading.body_start <= t.start < heading.body_end
+                and t.closing
+                and t.name in ("ul", "ol")
+            ),
+            None,
+        )
+        return self.text[close.end : heading.body_end] if close else ""
+
+    def examples(self) -> List[Example]:
+        """The example sections, each with the form its data is written in."""
+        return [_example(self, heading) for heading in self.sections("example")]
+
+    def sections(self, kind: str) -> List[Heading]:
+        return [h for h in self.headings if h.level == 2 and section_kind(h.title) == kind]
+
+
+def section_kind(title: str) -> Optional[str]:
+    if title.lower() == SECTION_IR.lower():
+        return "requirements"
+    if EXAMPLE_TITLE_RE.match(title):
+        return "example"
+    if title.lower() == SECTION_CONSTRAINTS.lower():
+        return "constraints"
+    return None
+
+
+def math_segments(page: Page) -> List[Tuple[int, int, str]]:
+    """(start of content, end of content, content) of each \\( \\) and \\[ \\] outside pre/code/svg;
+    an unterminated one has end -1."""
+    found = []
+    text = page.text
+    i = 0
+    while True:
+        m = MATH_RE.search(text, i)
+        if not m:
+            break
+        if page.skipped(m.start()):
+            i = m.end()
+            continue
+        closer = "\\)" if m.group(0) == "\\(" else "\\]"
+        end = text.find(closer, m.end())
+        if end < 0:
+            found.append((m.start(), -1, text[m.end() :]))
+            break
+        found.append((m.end(), end, text[m.end() : end]))
+        i = end + 2
+    return found
+
+
+def math_spans(page: Page) -> List[MathSpan]:
+    """The math of the page as spans that know whether they are display math."""
+    return [
+        MathSpan(start, end, content, page.text[start - 2 : start] == "\\[")
+        for start, end, content in page.segments
+    ]
+
+
+def example_forms(page: Page) -> Dict[str, int]:
+    """'pre' / 'bmatrix' -> offset of the first use inside the example sections."""
+    forms: Dict[str, int] = {}
+    for section in page.sections("example"):
+        body = page.text[section.start : section.body_end]
+        pre = re.search(r"<pre\b", body)
+        matrix = re.search(r"\\begin\s*\{bmatrix\}", body)
+        if pre and "pre" not in forms:
+            forms["pre"] = section.start + pre.start()
+        if matrix and "bmatrix" not in forms:
+            forms["bmatrix"] = section.start + matrix.start()
+    return forms
+
+
+def multi_row_matrix(page: Page) -> bool:
+    for section in page.sections("example"):
+        body = page.text[section.start : section.body_end]
+        for m in re.finditer(r"\\begin\s*\{bmatrix\}(.*?)\\end\s*\{bmatrix\}", body, re.S):
+            rows = [r for r in re.split(r"\\\\", m.group(1)) if r.strip()]
+            if len(rows) > 1:
+                return True
+    return False
+
+
+@dataclass
+class BulletItem:
+    name: str
+    value: str  # as written, e.g. "16,384"
+    offset: int  # of the <code> tag
+
+    @property
+    def number(self) -> Optional[int]:
+        """The integer its leading digits (and commas) write, however they are grouped."""
+        digits = re.match(r"[\d,]+", self.value)
+        text = digits.group(0).replace(",", "") if digits else ""
+        return int(text) if text else None
+
+
+def performance_bullet(page: Page) -> Optional[Tuple[int, List[BulletItem]]]:
+    """(offset of the <li>, the name = value pairs) of the performance bullet, if any."""
+    text = page.text
+    for i, tag in enumerate(page.tags):
+        if tag.name != "li" or tag.closing:
+            continue
+        end = next((t.start for t in page.tags[i + 1 :] if t.name in ("li", "ul", "ol")), len(text))
+        body = text[tag.end : end]
+        if BULLET.lower() not in " ".join(strip_tags(body).split()).lower():
+            continue
+        items = []
+        codes = list(re.finditer(r"<code>\s*([^<]*?)\s*</code>\s*=\s*", body))
+        for j, m in enumerate(codes):
+            stop = codes[j + 1].start() if j + 1 < len(codes) else len(body)
+            value = re.sub(r"(\s*(,|\band\b|\.))+$", "", strip_tags(body[m.end() : stop]))
+            items.append(BulletItem(html_text.unescape(m.group(1)), value, tag.end + m.start()))
+        return tag.start, items
+    return None
+
+
+_GROUPED = re.compile(r"^-?\d{1,3}(,\d{3})*$")
+
+
+def bullet_int(value: str) -> Optional[int]:
+    """The integer a correctly written bullet value stands for."""
+    if _GROUPED.match(value):
+        return int(value.replace(",", ""))
+    return None
+
+
+_NAME_VALUE = re.compile(r"(?<![\w\]])([A-Za-z_]\w*)\s*=\s*")
+_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
+_LABEL = re.compile(r"\b(Input|Output)s?\b", re.I)
+
+
+class Shown(NamedTuple):
+    """One value an example shows for a parameter."""
+
+    values: List[Tuple[float, str]]  # flattened: (number, text as written)
+    offset: int  # in the text it was read from (see ShownValues.base)
+    nested: Any  # the number, or the nested lists as written (matrices: one list per row)
+
+
+def _as_lists(value: Any) -> Any:
+    return [_as_lists(v) for v in value] if isinstance(value, (list, tuple)) else value
+
+
+def _literal_at(text: str, start: int) -> Optional[Tuple[List[Tuple[float, str]], Any]]:
+    """The number or bracketed (possibly multi-line) list at text[start:]: flattened, and as
+    written."""
+    rest = text[start:]
+    if rest.startswith("["):
+        depth = 0
+        for i, c in enumerate(rest):
+            depth += c == "["
+            depth -= c == "]"
+            if depth == 0:
+                chunk = rest[: i + 1]
+                try:
+                    value = ast.literal_eval(chunk)
+                except (ValueError, SyntaxError, MemoryError, RecursionError):
+                    return None
+                flat = _flatten(value)
+                texts = _NUMBER.findall(chunk)
+                if flat is not None and len(texts) == len(flat):
+                    return [(v, t) for v, t in zip(flat, texts)], _as_lists(value)
+                return None
+        return None
+    m = _NUMBER.match(rest)
+    if m and not rest[m.end() : m.end() + 1].isalnum():
+        number = ast.literal_eval(m.group(0).lstrip("+"))
+        return [(float(number), m.group(0))], number
+    return None
+
+
+def _flatten(value: Any) -> Optional[List[float]]:
+    out: List[float] = []
+
+    def walk(v: Any) -> bool:
+        if isinstance(v, (list, tuple)):
+            return all(walk(x) for x in v)
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            return False
+        out.append(float(v))
+        return True
+
+    return out if walk(value) else None
+
+
+def _is_output_at(labels: List[Tuple[int, bool]], offset: int) -> bool:
+    state = False
+    for position, is_output in labels:
+        if position > offset:
+            break
+        state = is_output
+    return state
+
+
+def _pre_values(
+    text: str, names: List[str], sole_in: Optional[str], sole_out: Optional[str]
+) -> Dict[Tuple[str, bool], List[Shown]]:
+    """Every `name = value` of a <pre> example (values may span lines), and unnamed values
+    right after `Input:` / `Output:` when there is a single input / output tensor."""
+    found: Dict[Tuple[str, bool], List[Shown]] = {}
+    labels = [(m.start(), m.group(1).lower() == "output") for m in _LABEL.finditer(text)]
+    for m in _NAME_VALUE.finditer(text):
+        if m.group(1) in names:
+            read = _literal_at(text, m.end())
+            if read:
+                key = (m.group(1), _is_output_at(labels, m.start()))
+                found.setdefault(key, []).append(Shown(read[0], m.start(), read[1]))
+    for m in re.finditer(r"\b(Input|Output)\s*:\s*", text, re.I):
+        output = m.group(1).lower() == "output"
+        sole = sole_out if output else sole_in
+        read = _literal_at(text, m.end()) if sole else None
+        if read:
+            found.setdefault((sole, output), []).append(Shown(read[0], m.end(), read[1]))
+    return found
+
+
+#: how a page names the matrix that follows: \text{x}, <code>x</code>, \(x\) or "x ="
+_LABEL_NAME = re.compile(
+    r"\\(?:text|mathbf|mathrm|mathit)\{\\?([A-Za-z_][\w\\]*)\}|<code>(\w+)</code>"
+    r"|\\\(\s*([A-Za-z_]\w*)\s*\\\)|\b([A-Za-z_]\w*)\s*="
+)
+_DIRECT = re.compile(r"(?:\\text\{([A-Za-z_][\w\\]*)\}|([A-Za-z_][\w]*))\s*(?:_\{?\w+\}?)?\s*=\s*$")
+_CONTINUATION = re.compile(r"^\s*(\\\\|\\]|\\\[|\s|\\quad|\\qquad|,)*\s*(=|\+|-|\\cdot|\\times)")
+
+
+def _matrix_values(section: str, names: List[str]) -> Dict[Tuple[str, bool], List[Shown]]:
+    """Matrices of a bmatrix example, each attributed to the tensor its label names."""
+    found: Dict[Tuple[str, bool], List[Shown]] = {}
+    plain = re.sub(r"<[^>]*>", lambda m: " " * len(m.group(0)), section)
+    labels = [(m.start(), m.group(1).lower() == "output") for m in _LABEL.finditer(plain)]
+    previous_end, previous_name = 0, None
+    for m in re.finditer(r"\\begin\s*\{bmatrix\}(.*?)\\end\s*\{bmatrix\}", section, re.S):
+        label = section[previous_end : m.start()]
+        previous_end = m.end()
+        direct = _DIRECT.search(label)
+        if direct:
+            name = (direct.group(1) or direct.group(2)).replace("\\_", "_")
+            name = name if name in names else None
+        else:
+            mentioned = [
+                next(g for g in mm.groups() if g).replace("\\_", "_")
+                for mm in _LABEL_NAME.finditer(label)
+            ]
+            mentioned = [n for n in mentioned if n in names]
+            if mentioned:
+                name = mentioned[-1]
+            elif previous_name and _CONTINUATION.match(label):
+                name = previous_name  # a derivation chain: "= A + B = C"
+            else:
+                name = None
+        previous_name = name
+        if name is None:
+            continue
+        cells: List[Tuple[float, str]] = []
+        rows: List[List[float]] = []
+        for row in re.split(r"\\\\", m.group(1)):
+            rows.append([])
+            for cell in row.split("&") if row.strip() else []:
+                text = cell.strip()
+                if not _NUMBER.fullmatch(text):
+                    cells = []
+                    break
+                cells.append((float(text), text))
+                rows[-1].append(float(text))
+            else:
+                continue
+            break
+        if cells:
+            key = (name, _is_output_at(labels, m.start()))
+            nested = [row for row in rows if row]
+            found.setdefault(key, []).append(Shown(cells, m.start(), nested))
+    return found
+
+
+@dataclass
+class ShownValues:
+    """The values an example shows, per (tensor or scalar name, shown in the Output part)."""
+
+    found: Dict[Tuple[str, bool], List[Shown]]
+    base: int  # page offset that the Shown offsets count from
+    labelled: bool  # the example has Input/Output parts
+
+
+def example_values(
+    page: Page,
+    example: Example,
+    names: List[str],
+    tensor_names: List[str],
+    sole_in: Optional[str] = None,
+    sole_out: Optional[str] = None,
+) -> ShownValues:
+    """Every value the example writes for a parameter: `name = value` in <pre> (unnamed values
+    after `Input:`/`Output:` go to the sole input/output), or the bmatrix a label names."""
+    heading = example.heading
+    body = page.text[heading.start : heading.body_end]
+    pre = re.search(r"<pre\b[^>]*>(.*?)</pre>", body, re.S)
+    if pre:
+        found = _pre_values(html_text.unescape(pre.group(1)), names, sole_in, sole_out)
+        base = heading.start + pre.start(1)
+    else:
+        found = _matrix_values(body, tensor_names)
+        base = heading.start
+    labelled = bool(re.search(r"\bOutputs?\b", re.sub(r"<[^>]*>", " ", body), re.I))
+    return ShownValues(found, base, labelled)
+
+
+_SCALAR_LINE_RE = re.compile(r"^\\\((.*?)\\\) = (\S+?)(?:<br>)?$")
+
+
+def _example(page: Page, heading: Heading) -> Example:
+    body = page.text[heading.start : heading.body_end]
+    pre = re.search(r"<pre\b", body)
+    matrix = re.search(r"\\begin\s*\{bmatrix\}", body)
+    if matrix and not pre:
+        form, offset = "bmatrix", heading.start + matrix.start()
+        labels = _matrix_labels(page.body(heading))
+    elif pre:
+        form, offset = "pre", heading.start + pre.start()
+        labels = _pre_labels(page.body(heading))
+    else:
+        form, offset, labels = None, heading.start, []
+    return Example(heading, form, offset, labels)
+
+
+def _pre_labels(body: str) -> List[str]:
+    """The names of the `name = value` lines of the Input part of a <pre> example."""
+    match = re.search(r"<pre\s*>(.*?)</pre\s*>", body, re.S | re.I)
+    labels: List[str] = []
+    in_output = False
+    for raw in match.group(1).splitlines() if match else []:
+        line = raw.strip()
+        for label in ("Input:", "Output:"):
+            if line.startswith(label):
+                in_output = label == "Output:"
+                line = line[len(label) :].strip()
+        if " = " in line and not in_output:
+            labels.append(line.split(" = ", 1)[0].strip())
+    return labels
+
+
+def _matrix_labels(body: str) -> List[str]:
+    """The labels of the `\\(label\\) = value` scalar lines before a bmatrix example's Output."""
+    before = re.split(r"Output:\s*(?:<br>)?", body, maxsplit=1)[0]
+    labels = []
+    for line in before.splitlines():
+        match = _SCALAR_LINE_RE.match(line.strip())
+        if match:
+            labels.append(match.group(1))
+    return labels
+
+
+def read_page(text: str, display: str = "challenge.html") -> Page:
+    """The page of `text` (shown as `display` in positions)."""
+    return Page(text, display)
