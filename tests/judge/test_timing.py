@@ -45,7 +45,7 @@ class FakeClock:
 
 
 def batch_ends(limit: int):
-    """Sample counts at which the harness checks its stopping rules: batches of 5, doubling to 100."""
+    """Sample counts where the harness checks its stopping rules: batches of 5, doubling to 100."""
     ends, batch = [], 5
     while not ends or ends[-1] < limit:
         ends.append((ends[-1] if ends else 0) + batch)
