@@ -123,3 +123,13 @@ def files_on_disk(root: Path, hashes: Dict[str, str]) -> Optional[Dict[str, str]
             return None
         files[path] = text
     return files
+
+
+class NoCache(GenerateCache):
+    """Remembers nothing and finds nothing: every spec is verified, rendered and formatted."""
+
+    def _read(self, kind: str, key: str) -> Optional[dict]:
+        return None
+
+    def _write(self, kind: str, key: str, data: dict) -> None:
+        return None
