@@ -42,13 +42,13 @@ def test_one_dimensional_pages_get_a_pre_example():
     assert page.example.pre_lines[0].startswith("Input:  A = ")
 
 
-@pytest.mark.parametrize("template, make", [
-    ("challenge.py.j2", lambda loaded: challenge_py_context(loaded.spec)),
-    ("challenge.html.j2", challenge_html_context),
+@pytest.mark.parametrize("template, make, expected", [
+    ("challenge.py.j2", lambda item: challenge_py_context(item.spec), 'name = "RMS Norm Backward"'),
+    ("challenge.html.j2", challenge_html_context, "<li>Performance is measured with <code>N"),
 ])  # fmt: skip
-def test_every_top_level_field_is_required_by_strict_undefined(loaded, template, make):
+def test_every_top_level_field_is_required_by_strict_undefined(loaded, template, make, expected):
     variables = make(loaded).variables()
-    assert render_template(template, variables)  # all present: renders
+    assert expected in render_template(template, variables)  # all present: renders
     for name in variables:
         missing = {k: v for k, v in variables.items() if k != name}
         with pytest.raises(jinja2.UndefinedError):
