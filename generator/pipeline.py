@@ -7,7 +7,7 @@ errors as SpecErrors (file:line:column).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Dict, Iterable, List, Optional, Sequence, Tuple
 
@@ -15,7 +15,12 @@ if TYPE_CHECKING:  # the spec model (pydantic) is imported only when a spec must
     from generator.spec import LoadedSpec
 
 from generator import tree
-from generator.incremental import GenerateCache, files_on_disk, spec_fingerprint
+from generator.incremental import (
+    GenerateCache,
+    files_on_disk,
+    generator_fingerprint,
+    spec_fingerprint,
+)
 from generator.naming import SPEC_NAME_RE, find_specs
 from generator.spec.yamlpos import Position, SpecError, SpecErrors
 from generator.tree import Change, Output
@@ -113,15 +118,15 @@ def generate(
     output, rendered = render_tree(list(specs), out, root, cache or GenerateCache())
     planned = tree.plan(out.resolve(), output)
     result = GenerateResult(
-        out, len(specs), rendered, tuple(planned.changes), tuple(planned.edited), False
+        out, len(specs), rendered, tuple(planned.changes), tuple(planned.edited), written=False
     )
-    if check or not planned.changes or (planned.edited and not force):
+    if check or result.up_to_date or (result.conflicts and not force):
         return result
     try:
         changes = tree.write(out, output, force=force)
     except tree.TreeConflict as exc:  # found only once an interrupted swap was recovered
-        return GenerateResult(out, len(specs), rendered, result.changes, tuple(exc.paths), False)
-    return GenerateResult(out, len(specs), rendered, tuple(changes), result.conflicts, True)
+        return replace(result, conflicts=tuple(exc.paths))
+    return replace(result, changes=tuple(changes), written=True)
 
 
 def render_tree(
@@ -165,8 +170,6 @@ def render_tree(
 
 
 def core_fingerprint() -> str:
-    from generator.incremental import generator_fingerprint
-
     return f"{CORE_OWNER}-{generator_fingerprint()}"
 
 
