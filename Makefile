@@ -5,13 +5,17 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: generate test golden setup setup-test
+.PHONY: generate test test-fast golden setup setup-test
 
 generate: $(VENV)/.setup-base
 	$(BIN)/chgen generate
 
 test: $(VENV)/.setup-test
 	$(BIN)/python -m pytest
+
+# The fast lane while editing: everything but real compilers and interpreters (CI runs `make test`).
+test-fast: $(VENV)/.setup-test
+	$(BIN)/python -m pytest -m "not slow"
 
 # Regenerate the golden records after an intended change; review the diff like code.
 golden: $(VENV)/.setup-base

@@ -49,43 +49,42 @@ def generate(
     force: bool = typer.Option(False, "--force", help="Overwrite generated files edited by hand."),
 ) -> None:
     """Render challenge trees from specs (deterministic, atomic)."""
-    from generator import pipeline, tree
+    from generator import pipeline
 
     started = time.perf_counter()
     paths = pipeline.spec_paths(list(specs or []), specs_dir)
     if not paths:
         fail(f"no specs found in {specs_dir}/ (files are named <id>_<slug>.yaml)")
     try:
-        output, rendered = pipeline.generate(paths, out_dir, Path.cwd())
+        result = pipeline.generate(paths, out_dir, check=check, force=force, root=Path.cwd())
     except SpecErrors as exc:
         report_spec_errors(exc)
     except FormatError as exc:
         fail(f"error: {exc}", 2)
-    if check:
-        changes, _, _ = tree.plan(out_dir.resolve(), output)
-        if not changes:
-            out.print(f"{out_dir}/ is up to date ({len(paths)} spec(s))")
-            return
-        for change in changes:
-            if change.diff:
-                sys.stdout.write(change.diff)
-        for change in changes:
-            err.print(f"out of date: {change.path} ({change.kind})", markup=False)
-        fail(f"{out_dir}/ is out of date: run 'chgen generate'")
-    try:
-        changes = tree.write(out_dir, output, force=force)
-    except tree.TreeConflict as exc:
-        for path in exc.paths:
-            err.print(f"edited by hand: {out_dir / path}", markup=False)
-        fail(f"error: {exc}; nothing was written (use --force to overwrite them)")
     except OSError as exc:
         fail(f"error: could not write {out_dir}/: {exc}; the old tree is unchanged")
+    if check:
+        if result.up_to_date:
+            out.print(f"{out_dir}/ is up to date ({result.specs} spec(s))")
+            return
+        sys.stdout.write(result.diff)
+        for change in result.changes:
+            err.print(f"out of date: {change.path} ({change.kind})", markup=False)
+        fail(f"{out_dir}/ is out of date: run 'chgen generate'")
+    if result.conflicts and not result.written:
+        for path in result.conflicts:
+            err.print(f"edited by hand: {out_dir / path}", markup=False)
+        fail(
+            f"error: {len(result.conflicts)} generated file(s) were edited by hand; nothing was "
+            "written (use --force to overwrite them)"
+        )
     seconds = time.perf_counter() - started
-    for change in changes:
+    written = result.changes if result.written else ()
+    for change in written:
         out.print(f"  {change.kind:8} {out_dir / change.path}", markup=False)
     out.print(
-        f"{len(paths)} spec(s), {rendered} rendered -> {out_dir}/: {len(changes)} file(s) changed "
-        f"in {seconds:.2f} s"
+        f"{result.specs} spec(s), {result.rendered} rendered -> {out_dir}/: {len(written)} file(s) "
+        f"changed in {seconds:.2f} s"
     )
 
 

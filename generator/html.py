@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any, Dict, List, Sequence, Tuple
+from dataclasses import dataclass
+from typing import Any, Dict, List, Sequence, Tuple, Union
 
 _EXP_RE = re.compile(r"e([+-])0*(\d)")
 
@@ -60,12 +61,33 @@ def tensor_label(name: str, dims: Sequence[Any], scalars: Dict[str, Any]) -> str
     return f"\\(\\text{{{name}}}\\){suffix}:"
 
 
+@dataclass(frozen=True)
+class MatrixExample:
+    """A 2-D page's Example section: a label and a bmatrix per tensor, the other scalars."""
+
+    inputs: List[str]
+    outputs: List[str]
+    scalar_lines: List[str]
+    matrix: bool = True
+
+
+@dataclass(frozen=True)
+class PreExample:
+    """A 1-D page's Example section: the lines of one <pre> block."""
+
+    pre_lines: List[str]
+    matrix: bool = False
+
+
+ExampleSection = Union[MatrixExample, PreExample]
+
+
 def example_blocks(
     inputs: List[Tuple[str, List[Any], Any]],
     outputs: List[Tuple[str, List[Any], Any]],
     scalar_lines: List[Tuple[str, str, Any]],
     scalars: Dict[str, Any],
-) -> Dict[str, Any]:
+) -> ExampleSection:
     """Everything the template needs for the Example section.
 
     `inputs`/`outputs` are (name, symbolic shape, literal data); `scalar_lines` are the non-size
@@ -73,12 +95,11 @@ def example_blocks(
     """
     matrix = any(len(dims) >= 2 for _, dims, _ in inputs + outputs)
     if matrix:
-        return {
-            "matrix": True,
-            "inputs": [tensor_label(n, d, scalars) + "\n" + bmatrix(v) for n, d, v in inputs],
-            "outputs": [tensor_label(n, d, scalars) + "\n" + bmatrix(v) for n, d, v in outputs],
-            "scalar_lines": [f"\\({latex}\\) = {format_number(v)}" for _, latex, v in scalar_lines],
-        }
+        return MatrixExample(
+            inputs=[tensor_label(n, d, scalars) + "\n" + bmatrix(v) for n, d, v in inputs],
+            outputs=[tensor_label(n, d, scalars) + "\n" + bmatrix(v) for n, d, v in outputs],
+            scalar_lines=[f"\\({latex}\\) = {format_number(v)}" for _, latex, v in scalar_lines],
+        )
     lines: List[str] = []
     width = len("Output: ")
     for i, (name, _, value) in enumerate(inputs):
@@ -89,4 +110,4 @@ def example_blocks(
     for i, (name, _, value) in enumerate(outputs):
         lead = "Output: " if i == 0 else " " * width
         lines.append(f"{lead}{name} = {flat_list(value)}")
-    return {"matrix": False, "pre_lines": lines}
+    return PreExample(pre_lines=lines)

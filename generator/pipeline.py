@@ -1,20 +1,29 @@
-"""The visible pipeline: spec files -> validated specs -> rendered, formatted files -> tree Output.
+"""The visible pipeline: spec files -> validated specs -> rendered, formatted files -> the tree.
 
-Every stage reports errors as SpecErrors (file:line:column); nothing is written here.
+`generate(specs, out, check=..., force=...)` is the whole stage behind `chgen generate`, `chgen
+check SPEC` and the tests; it returns a GenerateResult and prints nothing. Every stage reports
+errors as SpecErrors (file:line:column).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Dict, Iterable, List, Optional
+from typing import TYPE_CHECKING, Dict, Iterable, List, Optional, Sequence, Tuple
 
 if TYPE_CHECKING:  # the spec model (pydantic) is imported only when a spec must be parsed
     from generator.spec import LoadedSpec
 
-from generator import incremental
+from generator import tree
+from generator.incremental import (
+    GenerateCache,
+    files_on_disk,
+    generator_fingerprint,
+    spec_fingerprint,
+)
 from generator.naming import SPEC_NAME_RE, find_specs
 from generator.spec.yamlpos import Position, SpecError, SpecErrors
-from generator.tree import Manifest, Output
+from generator.tree import Change, Output
 
 CORE_OWNER = "core"
 
@@ -56,48 +65,122 @@ def spec_paths(specs: List[Path], specs_dir: Path) -> List[Path]:
     return specs or find_specs(specs_dir)
 
 
-def generate(paths: List[Path], tree_root: Path, root: Optional[Path] = None) -> tuple:
-    """Output for `paths`, re-rendering only specs whose inputs changed; returns (output, count)."""
-    manifest = Manifest.read(tree_root)
-    files: Dict[str, str] = {}
-    owners: Dict[str, str] = {}
-    verified: Dict[str, str] = {}
-    inputs: Dict[str, str] = {}
-    stale: List[Path] = []
-    errors = _duplicate_file_ids(paths)
-    for path in paths:
-        match = SPEC_NAME_RE.match(path.name)
-        fingerprint = incremental.spec_fingerprint(path) if path.is_file() else ""
-        owner = f"{match.group(1)}_{match.group(2)}" if match else ""
-        kept = (
-            incremental.reusable_files(tree_root, manifest, owner, fingerprint) if owner else None
-        )
-        if kept is None or owner not in manifest.verified:
-            stale.append(path)
-            continue
-        for name, text in kept.items():
-            files[name], owners[name] = text, owner
-        verified[owner], inputs[owner] = manifest.verified[owner], fingerprint
-    core = incremental.reusable_files(
-        tree_root, manifest, CORE_OWNER, incremental.generator_fingerprint()
+@dataclass(frozen=True)
+class GenerateResult:
+    """What one generation found (and, unless `check`, did) in the tree at `out`."""
+
+    out: Path
+    specs: int  # specs asked for
+    rendered: int  # specs parsed and rendered (the others were reused from the cache)
+    changes: Tuple[Change, ...]  # the tree on disk -> what the specs render to
+    conflicts: Tuple[str, ...]  # generated files edited by hand (nothing is written over them)
+    written: bool  # the changes are on disk now
+
+    @property
+    def up_to_date(self) -> bool:
+        return not self.changes
+
+    def paths(self, kind: str) -> List[str]:
+        return [change.path for change in self.changes if change.kind == kind]
+
+    @property
+    def added(self) -> List[str]:
+        return self.paths("added")
+
+    @property
+    def changed(self) -> List[str]:
+        return self.paths("changed")
+
+    @property
+    def removed(self) -> List[str]:
+        return self.paths("removed")
+
+    @property
+    def diff(self) -> str:
+        """The unified diff from the tree on disk to the rendered one."""
+        return "".join(change.diff for change in self.changes)
+
+
+def generate(
+    specs: Sequence[Path],
+    out: Path,
+    *,
+    check: bool = False,
+    force: bool = False,
+    root: Optional[Path] = None,
+    cache: Optional[GenerateCache] = None,
+) -> GenerateResult:
+    """Render `specs` and compare them with the tree at `out` (`check`) or write them there.
+
+    Writing is atomic and refuses files edited by hand (the result lists them as conflicts and
+    nothing is written) unless `force`. Raises SpecErrors for bad specs, FormatError when a
+    formatter rejects rendered text, OSError when the tree cannot be written."""
+    output, rendered = render_tree(list(specs), out, root, cache or GenerateCache())
+    planned = tree.plan(out.resolve(), output)
+    result = GenerateResult(
+        out, len(specs), rendered, tuple(planned.changes), tuple(planned.edited), written=False
     )
+    if check or result.up_to_date or (result.conflicts and not force):
+        return result
+    try:
+        changes = tree.write(out, output, force=force)
+    except tree.TreeConflict as exc:  # found only once an interrupted swap was recovered
+        return replace(result, conflicts=tuple(exc.paths))
+    return replace(result, changes=tuple(changes), written=True)
+
+
+def render_tree(
+    paths: List[Path], tree_root: Path, root: Optional[Path], cache: GenerateCache
+) -> Tuple[Output, int]:
+    """The tree's files for `paths`, rendering only specs whose inputs the cache has not seen
+    rendered into exactly the files on disk; returns the output and how many were rendered."""
+    errors = _duplicate_file_ids(paths)
     if errors:
         raise SpecErrors(errors)
-    if stale or core is None:
-        from generator.render import render_core
-
-        loaded = load_all(stale, root)
-        fresh = build_output(loaded, tree_root, manifest)
+    files: Dict[str, str] = {}
+    owners: Dict[str, str] = {}
+    stale: Dict[Path, str] = {}
+    for path in paths:
+        fingerprint = spec_fingerprint(path) if path.is_file() else ""
+        kept = _reusable(cache, tree_root, fingerprint)
+        if kept is None:
+            stale[path] = fingerprint
+            continue
+        owner = _owner(path)
+        for name, text in kept.items():
+            files[name], owners[name] = text, owner
+    if stale:
+        loaded = load_all(list(stale), root)
+        fresh = build_output(loaded, cache)
+        for item in loaded:
+            own = {p: t for p, t in fresh.files.items() if fresh.owners[p] == item.spec.dir_name}
+            cache.remember_rendered(stale[item.path], own)
         files.update(fresh.files)
         owners.update(fresh.owners)
-        verified.update(fresh.verified)
-        for item in loaded:
-            inputs[item.spec.dir_name] = incremental.spec_fingerprint(item.path)
+    core_key = core_fingerprint()
+    core = _reusable(cache, tree_root, core_key)
+    if core is None:
+        from generator.render import render_core
+
         core = render_core()
+        cache.remember_rendered(core_key, core)
     for name, text in core.items():
         files[name], owners[name] = text, CORE_OWNER
-    inputs[CORE_OWNER] = incremental.generator_fingerprint()
-    return Output(files, owners, verified, inputs), len(stale)
+    return Output(files, owners), len(stale)
+
+
+def core_fingerprint() -> str:
+    return f"{CORE_OWNER}-{generator_fingerprint()}"
+
+
+def _owner(path: Path) -> str:
+    match = SPEC_NAME_RE.match(path.name)
+    return f"{match.group(1)}_{match.group(2)}"
+
+
+def _reusable(cache: GenerateCache, tree_root: Path, fingerprint: str) -> Optional[Dict[str, str]]:
+    hashes = cache.rendered(fingerprint) if fingerprint else None
+    return files_on_disk(tree_root, hashes) if hashes else None
 
 
 def _duplicate_file_ids(paths: List[Path]) -> List[SpecError]:
@@ -119,28 +202,26 @@ def _duplicate_file_ids(paths: List[Path]) -> List[SpecError]:
     return errors
 
 
-def build_output(loaded: List["LoadedSpec"], tree_root: Path, manifest=None) -> Output:
-    """Render specs (not the shared base class); verify examples that changed."""
+def build_output(loaded: List["LoadedSpec"], cache: GenerateCache) -> Output:
+    """Render specs (not the shared base class); verify examples the cache has not seen pass."""
     from generator.example_check import example_fingerprint, verify_example
     from generator.render import render_challenge
 
-    manifest = manifest or Manifest.read(tree_root)
     files: Dict[str, str] = {}
     owners: Dict[str, str] = {}
-    verified: Dict[str, str] = {}
     errors: List[SpecError] = []
     for item in loaded:
         owner = item.spec.dir_name
         fingerprint = example_fingerprint(item)
-        if manifest.verified.get(owner) != fingerprint:
+        if not cache.example_verified(fingerprint):
             try:
                 verify_example(item)
             except SpecErrors as exc:
                 errors.extend(exc.errors)
                 continue
-        verified[owner] = fingerprint
+            cache.remember_example(fingerprint)
         for path, text in render_challenge(item).items():
             files[path], owners[path] = text, owner
     if errors:
         raise SpecErrors(errors)
-    return Output(files, owners, verified)
+    return Output(files, owners)

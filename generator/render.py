@@ -1,17 +1,18 @@
 """Spec -> rendered, formatted files. All computing happens here; the templates only loop and
 branch.
 
-`render_challenge` returns {relative path: text} for one challenge directory; `render_core` the
-shared base class. Nothing is written here (see tree.py).
+Each template gets a typed context (a frozen dataclass: StarterContext, ChallengePyContext,
+ChallengeHtmlContext) whose fields are the template's top-level names; StrictUndefined turns a
+name or attribute no context has into an error. `render_challenge` returns {relative path: text}
+for one challenge directory; `render_core` the shared base class. Nothing is written here.
 """
 
 from __future__ import annotations
 
 import functools
 import textwrap
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence
+from dataclasses import dataclass, field, fields
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
 
 import jinja2
 
@@ -23,6 +24,12 @@ from generator.resources import template_dir
 from generator.spec.loader import LoadedSpec, size_names
 from generator.spec.model import Case, Distribution, Param, Spec
 
+
+class TemplateContext:
+    """A typed template context: its fields are the template's top-level names."""
+
+    def variables(self) -> Dict[str, Any]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
 @functools.lru_cache(maxsize=1)
@@ -37,8 +44,9 @@ def environment() -> jinja2.Environment:
     )
 
 
-def render_template(name: str, context: Dict[str, Any]) -> str:
-    return environment().get_template(name).render(**context)
+def render_template(name: str, context: Union[TemplateContext, Mapping[str, Any]]) -> str:
+    variables = context.variables() if isinstance(context, TemplateContext) else dict(context)
+    return environment().get_template(name).render(**variables)
 
 
 def sig_params(spec: Spec) -> List[SigParam]:
@@ -52,18 +60,42 @@ def challenge_dir(spec: Spec) -> str:
 # ---------------------------------------------------------------------------------- starters
 
 
-def scaffold_context(spec: Spec) -> Optional[Dict[str, Any]]:
+@dataclass(frozen=True)
+class ScaffoldContext:
+    """An easy starter's kernel stub and launch: x runs over the last (fastest) dimension."""
+
+    kernel: str
+    two_d: bool
+    x: str
+    y: Optional[str]
+
+
+@dataclass(frozen=True)
+class StarterContext(TemplateContext):
+    comment: str
+    declarations: str
+    arguments: str
+    scaffold: Optional[ScaffoldContext]
+    #: the language adapter's own names (CUDA's includes, JAX's return annotation, ...)
+    language_extras: Mapping[str, Any] = field(default_factory=dict)
+
+    def variables(self) -> Dict[str, Any]:
+        common = {
+            f.name: getattr(self, f.name) for f in fields(self) if f.name != "language_extras"
+        }
+        clash = sorted(set(common) & set(self.language_extras))
+        if clash:
+            raise ValueError(f"a language adapter's context redefines {', '.join(clash)}")
+        return {**common, **self.language_extras}
+
+
+def scaffold_context(spec: Spec) -> Optional[ScaffoldContext]:
     if spec.scaffold is None:
         return None
     grid = spec.scaffold.grid
     two_d = len(grid) == 2
     # x runs over the last (fastest) dimension, as in the public 2-D starters
-    return {
-        "kernel": spec.scaffold.kernel,
-        "two_d": two_d,
-        "x": grid[-1],
-        "y": grid[0] if two_d else None,
-    }
+    return ScaffoldContext(spec.scaffold.kernel, two_d, grid[-1], grid[0] if two_d else None)
 
 
 def render_starters(spec: Spec) -> Dict[str, str]:
@@ -76,13 +108,13 @@ def render_starters(spec: Spec) -> Dict[str, str]:
             declarations = ", ".join(p.annotation for p in typed)
         else:
             declarations = ", ".join(f"{p.name}: {p.annotation}" for p in typed)
-        context = {
-            "comment": lang.comment(params, easy),
-            "declarations": declarations,
-            "arguments": ", ".join(p.name for p in typed),
-            "scaffold": scaffold_context(spec),
-            **lang.extra_context(params),
-        }
+        context = StarterContext(
+            comment=lang.comment(params, easy),
+            declarations=declarations,
+            arguments=", ".join(p.name for p in typed),
+            scaffold=scaffold_context(spec),
+            language_extras=lang.extra_context(params),
+        )
         text = render_template(lang.template, context)
         name = f"starter/{lang.starter_name}"
         files[name] = format_text(lang.formatter, text, name)
@@ -231,52 +263,88 @@ def assertions(spec: Spec) -> List[str]:
     return checks
 
 
-def challenge_py_context(spec: Spec) -> Dict[str, Any]:
+@dataclass(frozen=True)
+class SignatureEntry:
+    name: str
+    ctype: str
+    direction: str
+
+
+@dataclass(frozen=True)
+class MakeEntry:
+    name: str
+    value: str
+
+
+@dataclass(frozen=True)
+class ChallengePyContext(TemplateContext):
+    name: str
+    atol: str
+    rtol: str
+    num_gpus: int
+    access_tier: str
+    reference_declarations: str
+    assertions: List[str]
+    reference_lines: List[str]
+    signature: List[SignatureEntry]
+    make_declarations: str
+    make_entries: List[MakeEntry]
+    make_doc: str
+    example: CaseCode
+    cases: List[CaseCode]
+    performance: CaseCode
+
+
+def ctype_of(p: Param) -> str:
+    row = lookup(p.dtype)
+    return row.ctypes_tensor if p.is_tensor else row.ctypes_scalar
+
+
+def challenge_py_context(spec: Spec) -> ChallengePyContext:
     make_params = [p for p in spec.signature if p.direction != "out"]
-    make_entries = []
-    for p in spec.signature:
-        value = output_expr(spec, p) if p.direction == "out" else p.name
-        make_entries.append({"name": p.name, "value": value})
     make_doc = (
         f", outputs pre-filled with {py_number(spec.prefill)}" if spec.prefill is not None else ""
     )
-    reference = textwrap.dedent(spec.reference).strip("\n").splitlines()
     perf = spec.performance
     perf_dists = {**spec.defaults.inputs, **perf.inputs}
-    return {
-        "name": repr(spec.name).replace("'", '"'),
-        "atol": tolerance_literal(spec.atol),
-        "rtol": tolerance_literal(spec.rtol),
-        "num_gpus": spec.num_gpus,
-        "access_tier": f'"{spec.access_tier}"',
-        "reference_declarations": ", ".join(
+    return ChallengePyContext(
+        name=repr(spec.name).replace("'", '"'),
+        atol=tolerance_literal(spec.atol),
+        rtol=tolerance_literal(spec.rtol),
+        num_gpus=spec.num_gpus,
+        access_tier=f'"{spec.access_tier}"',
+        reference_declarations=", ".join(
             f"{p.name}: {python_annotation(p)}" for p in spec.signature
         ),
-        "assertions": assertions(spec),
-        "reference_lines": reference,
-        "signature": [
-            {
-                "name": p.name,
-                "ctype": (
-                    lookup(p.dtype).ctypes_tensor if p.is_tensor else lookup(p.dtype).ctypes_scalar
-                ),
-                "direction": p.direction,
-            }
+        assertions=assertions(spec),
+        reference_lines=textwrap.dedent(spec.reference).strip("\n").splitlines(),
+        signature=[SignatureEntry(p.name, ctype_of(p), p.direction) for p in spec.signature],
+        make_declarations=", ".join(f"{p.name}: {python_annotation(p)}" for p in make_params),
+        make_entries=[
+            MakeEntry(p.name, output_expr(spec, p) if p.direction == "out" else p.name)
             for p in spec.signature
         ],
-        "make_declarations": ", ".join(f"{p.name}: {python_annotation(p)}" for p in make_params),
-        "make_entries": make_entries,
-        "make_doc": make_doc,
-        "example": example_code(spec),
-        "cases": [functional_code(spec, case) for case in spec.functional],
-        "performance": case_code(spec, perf.scalars, perf_dists),
-    }
+        make_doc=make_doc,
+        example=example_code(spec),
+        cases=[functional_code(spec, case) for case in spec.functional],
+        performance=case_code(spec, perf.scalars, perf_dists),
+    )
 
 
 # -------------------------------------------------------------------------- challenge.html
 
 
-def challenge_html_context(loaded: LoadedSpec) -> Dict[str, Any]:
+@dataclass(frozen=True)
+class ChallengeHtmlContext(TemplateContext):
+    description: str
+    svg: Optional[str]
+    requirements: List[str]
+    constraints: List[str]
+    example: html.ExampleSection
+    performance_bullet: str
+
+
+def challenge_html_context(loaded: LoadedSpec) -> ChallengeHtmlContext:
     spec = loaded.spec
     ex = spec.example
     sizes = set(size_names(spec))
@@ -308,14 +376,14 @@ def challenge_html_context(loaded: LoadedSpec) -> Dict[str, Any]:
         for p in spec.signature
         if not p.is_tensor and p.dtype == "int32"
     ]
-    return {
-        "description": spec.description.strip(),
-        "svg": loaded.svg,
-        "requirements": spec.requirements,
-        "constraints": spec.constraints,
-        "example": html.example_blocks(inputs, outputs, scalar_lines, ex.scalars),
-        "performance_bullet": html.performance_bullet(perf_sizes),
-    }
+    return ChallengeHtmlContext(
+        description=spec.description.strip(),
+        svg=loaded.svg,
+        requirements=list(spec.requirements),
+        constraints=list(spec.constraints),
+        example=html.example_blocks(inputs, outputs, scalar_lines, ex.scalars),
+        performance_bullet=html.performance_bullet(perf_sizes),
+    )
 
 
 # --------------------------------------------------------------------------------- the tree

@@ -27,9 +27,13 @@ def sha256(text: str) -> str:
 
 @dataclass
 class Manifest:
+    """Which owner (spec, or the shared base class) wrote which file, with its hash.
+
+    Everything here is a pure function of the specs and the generator: no input fingerprints, no
+    record of verification (those are caches, kept in `.chgen-cache/`, see incremental.py), so a
+    fresh clone regenerates this file byte for byte."""
+
     files: Dict[str, Dict[str, str]] = field(default_factory=dict)  # path -> {sha256, owner}
-    verified: Dict[str, str] = field(default_factory=dict)  # owner -> example fingerprint
-    inputs: Dict[str, str] = field(default_factory=dict)  # owner -> input fingerprint
 
     @classmethod
     def read(cls, root: Path) -> "Manifest":
@@ -37,25 +41,12 @@ class Manifest:
         if not path.is_file():
             return cls()
         try:
-            data = json.loads(path.read_text())
-            return cls(
-                dict(data.get("files", {})),
-                dict(data.get("verified_examples", {})),
-                dict(data.get("inputs", {})),
-            )
+            return cls(dict(json.loads(path.read_text()).get("files", {})))
         except (ValueError, AttributeError):
             return cls()
 
-    def render(self, with_inputs: bool = True) -> str:
-        """The manifest file. Input fingerprints only speed up the next run, so `--check` compares
-        the manifest without them (a generator edit must not make the committed tree stale)."""
-        data = {
-            "generator": "chgen",
-            "files": dict(sorted(self.files.items())),
-            "verified_examples": dict(sorted(self.verified.items())),
-        }
-        if with_inputs:
-            data["inputs"] = dict(sorted(self.inputs.items()))
+    def render(self) -> str:
+        data = {"generator": "chgen", "files": dict(sorted(self.files.items()))}
         return json.dumps(data, indent=2, sort_keys=True) + "\n"
 
     def owned_by(self, owners: set) -> Dict[str, str]:
@@ -68,8 +59,6 @@ class Output:
 
     files: Dict[str, str]  # path -> text
     owners: Dict[str, str]  # path -> owner
-    verified: Dict[str, str]  # owner -> example fingerprint
-    inputs: Dict[str, str] = field(default_factory=dict)  # owner -> input fingerprint
 
 
 @dataclass
@@ -77,6 +66,15 @@ class Change:
     path: str
     kind: str  # added / changed / removed
     diff: str = ""
+
+
+@dataclass
+class Plan:
+    """How the tree on disk differs from an Output: changes, the manifest to write, hand edits."""
+
+    changes: List[Change]
+    manifest_text: str
+    edited: List[str]
 
 
 class TreeConflict(Exception):
@@ -108,7 +106,7 @@ def _read(path: Path) -> Optional[str]:
         return None
 
 
-def plan(root: Path, output: Output) -> tuple:
+def plan(root: Path, output: Output) -> Plan:
     """Compare the tree on disk with `output`: the changes, the new manifest, hand-edited paths."""
     manifest = Manifest.read(root)
     owners = set(output.owners.values())
@@ -133,21 +131,17 @@ def plan(root: Path, output: Output) -> tuple:
             edited.append(path)
         changes.append(Change(path, "removed", _diff(path, current, "")))
     new_manifest = Manifest(
-        {p: e for p, e in manifest.files.items() if e.get("owner") not in owners},
-        {o: h for o, h in manifest.verified.items() if o not in owners},
-        {o: h for o, h in manifest.inputs.items() if o not in owners},
+        {p: e for p, e in manifest.files.items() if e.get("owner") not in owners}
     )
     for path, text in output.files.items():
         new_manifest.files[path] = {"sha256": sha256(text), "owner": output.owners[path]}
-    new_manifest.verified.update(output.verified)
-    new_manifest.inputs.update(output.inputs)
     manifest_text = new_manifest.render()
     current_text = _read(root / MANIFEST)
     if current_text is None:
         changes.append(Change(MANIFEST, "added"))
-    elif Manifest.read(root).render(with_inputs=False) != new_manifest.render(with_inputs=False):
-        changes.append(Change(MANIFEST, "changed"))
-    return changes, manifest_text, sorted(set(edited))
+    elif current_text != manifest_text:
+        changes.append(Change(MANIFEST, "changed", _diff(MANIFEST, current_text, manifest_text)))
+    return Plan(changes, manifest_text, sorted(set(edited)))
 
 
 def _diff(path: str, old: str, new: str) -> str:
@@ -165,12 +159,11 @@ def write(root: Path, output: Output, force: bool = False) -> List[Change]:
     """Make the tree match `output`, atomically. Raises TreeConflict on hand edits unless forced."""
     root = root.resolve()
     recover(root)
-    changes, manifest_text, edited = plan(root, output)
-    if edited and not force:
-        raise TreeConflict(edited)
+    planned = plan(root, output)
+    changes, manifest_text = planned.changes, planned.manifest_text
+    if planned.edited and not force:
+        raise TreeConflict(planned.edited)
     if not changes:
-        if _read(root / MANIFEST) != manifest_text:
-            _write_atomically(root / MANIFEST, manifest_text)  # refresh input fingerprints only
         return []
     root.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{root.name}.new-", dir=root.parent))
@@ -193,12 +186,6 @@ def write(root: Path, output: Output, force: bool = False) -> List[Change]:
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return changes
-
-
-def _write_atomically(path: Path, text: str) -> None:
-    temporary = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    temporary.write_text(text, encoding="utf-8")
-    os.replace(temporary, path)
 
 
 def _prune_empty(directory: Path, stop: Path) -> None:

@@ -1,7 +1,9 @@
 """Property test: any mutation of a real spec gives a valid model or clean positioned errors.
 
 Never a traceback: every exception other than SpecErrors fails the test. Valid mutants are also
-rendered, so the renderer is held to the same promise.
+rendered, so the renderer is held to the same promise; the tests count those that got there, since
+random mutations are mostly invalid and a test whose mutants never reach the renderer proves
+nothing about it.
 """
 
 from __future__ import annotations
@@ -95,7 +97,33 @@ def text_mutants(draw):
     return "\n".join(lines) + "\n"
 
 
-def check(text: str, render: bool = False) -> None:
+@st.composite
+def valid_mutants(draw):
+    """Edits that keep the spec valid: other names, tolerances, sizes, distributions, cases and
+    optional sections left out."""
+    data = copy.deepcopy(BASE_DATA)
+    data["name"] = draw(st.sampled_from(["RMS Norm Grad", "Norm Backward 2", "RMS-Norm Bwd"]))
+    data["atol"] = data["rtol"] = draw(st.sampled_from([1e-5, 1e-4, 1e-3, 0.05, 2.5e-4]))
+    data["prefill"] = draw(st.sampled_from([None, 0.0, -7.5, 123.0]))
+    for case in data["functional"]:
+        if "scalars" in case and not case.get("from_example"):
+            case["scalars"].update(
+                {key: draw(st.integers(1, 300)) for key in ("N", "C") if key in case["scalars"]}
+            )
+    low = draw(st.floats(-10, 10, allow_nan=False))
+    data["defaults"]["inputs"]["weight"] = {"uniform": [low, low + draw(st.floats(0.5, 4))]}
+    order = draw(st.permutations(range(len(data["functional"]))))
+    data["functional"] = [data["functional"][i] for i in order]
+    for section in ("mutants", "oracle", "accuracy_floor", "svg", "prefill"):
+        if draw(st.booleans()) or data.get(section) is None:
+            data.pop(section, None)
+    if draw(st.booleans()):
+        data["requirements"] = data["requirements"][: draw(st.integers(1, 3))]
+    return yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
+
+
+def check(text: str, render: bool = False) -> bool:
+    """True when the text was a valid spec (and, with `render`, was rendered)."""
     try:
         loaded = load_spec_text(text, "spec.yaml")
     except SpecErrors as exc:
@@ -105,9 +133,11 @@ def check(text: str, render: bool = False) -> None:
             assert ERROR_RE.match(rendered), rendered
             assert "\n" not in rendered
             assert "Traceback" not in rendered
-        return
+        return False
     if render:
-        render_challenge(loaded)
+        files = render_challenge(loaded)
+        assert len(files) == 8 and all(text.endswith("\n") for text in files.values())
+    return True
 
 
 def fuzz_settings(examples: int):
@@ -132,8 +162,34 @@ def test_mutated_spec_text(text):
     check(text)
 
 
-@fuzz_settings(40)
-@given(data_mutants())
-def test_valid_mutants_also_render(text):
+def test_random_mutants_that_load_also_render():
     """The renderer (templates + formatters) keeps the same promise for what the loader accepts."""
-    check(text, render=True)
+    outcomes = []
+
+    @fuzz_settings(120)
+    @given(data_mutants())
+    def render_each(text):
+        outcomes.append(check(text, render=True))
+
+    render_each()
+    reached = sum(outcomes)
+    assert len(outcomes) >= 100
+    assert reached >= 3, f"only {reached} of {len(outcomes)} mutants reached the renderer"
+
+
+def test_valid_mutants_load_and_render():
+    outcomes = []
+
+    @fuzz_settings(30)
+    @given(valid_mutants())
+    def render_each(text):
+        try:
+            load_spec_text(text, "spec.yaml")
+        except SpecErrors as exc:
+            raise AssertionError(
+                "a valid-by-construction mutant was refused: " + str(exc)
+            ) from None
+        outcomes.append(check(text, render=True))
+
+    render_each()
+    assert len(outcomes) >= 25 and all(outcomes)

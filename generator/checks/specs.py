@@ -1,8 +1,8 @@
 """Spec rules: the spec loads (G001) and the generated tree is what it renders to (G002).
 
 These call what `chgen generate --check` calls: the spec loader (every spec is validated, even one
-whose generated files are current), the pipeline that renders and formats (incrementally), and the
-tree planner that compares with the files on disk.
+whose generated files are current), and `pipeline.generate(..., check=True)`, which
+renders and formats (reusing what the cache proves current) and compares with the files on disk.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ _HUNK = re.compile(r"^@@ -(\d+)(?:,\d+)? \+(\d+)", re.M)
 
 
 def check(paths: Sequence[Path], report: Report) -> None:
-    from generator import pipeline, tree
+    from generator import pipeline
     from generator.formatting import FormatError
     from generator.spec import SpecErrors
 
@@ -32,7 +32,7 @@ def check(paths: Sequence[Path], report: Report) -> None:
         return
     root = report.options.generated
     try:
-        output, _ = pipeline.generate(list(paths), root, Path.cwd())
+        result = pipeline.generate(list(paths), root, check=True, root=Path.cwd())
     except SpecErrors as exc:
         for error in exc.errors:
             pos = error.position
@@ -41,14 +41,13 @@ def check(paths: Sequence[Path], report: Report) -> None:
     except FormatError as exc:
         report.add("G001", loaded[0].display, 1, 1, f"rendering failed: {exc}", "")
         return
-    changes, _, edited = tree.plan(root.resolve(), output)
     shown = str(root).rstrip("/")
-    for change in changes:
+    for change in result.changes:
         line = 1
         hunk = _HUNK.search(change.diff or "")
         if hunk:
             line = max(int(hunk.group(1)), 1)
-        hand = " and was edited by hand" if change.path in edited else ""
+        hand = " and was edited by hand" if change.path in result.conflicts else ""
         report.add(
             "G002",
             f"{shown}/{change.path}",

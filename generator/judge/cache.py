@@ -1,14 +1,15 @@
 """Content-addressed cache for builds and runs under .chgen-cache/ (or $CHGEN_CACHE).
 
 A build is keyed by the source's sha256, the language, the target architecture, the toolchain's
-version and the build recipe (the adapter's own source); a run by the artifact's sha256, the
-challenge files, the device (GPU name and driver), the package versions, the seed, the modes and
-options, and the judge's own source. Change any of these and the entry is simply not found.
+version and chgen itself (every file of the installed package); a run by every field of its job
+(files and folders by content), the artifact's sha256, the device (GPU name and driver), the
+package versions, the modes, and chgen itself. Change any of these and the entry is simply not
+found. Nothing is hand-listed: a new job field or a new module is in the key without an edit here.
 """
 
 from __future__ import annotations
 
-import functools
+import dataclasses
 import hashlib
 import json
 import os
@@ -16,7 +17,7 @@ import shutil
 import tempfile
 import threading
 from pathlib import Path
-from typing import Any, Dict, Iterable, Optional
+from typing import Any, Dict, Optional
 
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent  # generator/
 
@@ -33,19 +34,38 @@ def key_of(payload: Dict[str, Any]) -> str:
     return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
 
 
-@functools.lru_cache(maxsize=None)
-def sources_sha(relative: Iterable[str]) -> str:
-    """sha256 over source files of this package (e.g. the judge itself), by relative glob."""
+def content_sha(path: Path) -> Optional[str]:
+    """sha256 of a file, or of a folder's files (names and contents); None when it is missing."""
+    if path.is_file():
+        return file_sha(path)
+    if not path.is_dir():
+        return None
     digest = hashlib.sha256()
-    for pattern in relative:
-        for path in sorted(PACKAGE_ROOT.glob(pattern)):
-            digest.update(path.name.encode())
-            digest.update(path.read_bytes())
+    for item in sorted(path.rglob("*")):
+        relative = item.relative_to(path)
+        if item.is_file() and "__pycache__" not in relative.parts:
+            digest.update(f"{relative.as_posix()}\0{content_sha(item)}\0".encode())
     return digest.hexdigest()
 
 
-def judge_sha() -> str:
-    return sources_sha(("judge/*.py", "languages/*.py", "dtypes.py"))
+def value_fingerprint(value: Any) -> Any:
+    """A JSON-able stand-in for one field's value: paths by name and content."""
+    if isinstance(value, Path):
+        return {"path": str(value), "content": content_sha(value)}
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return fields_fingerprint(value)
+    if isinstance(value, dict):
+        return {str(k): value_fingerprint(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [value_fingerprint(v) for v in value]
+    return value
+
+
+def fields_fingerprint(instance: Any) -> Dict[str, Any]:
+    """Every field of a dataclass (e.g. a judge Job), so that a cache key cannot miss one."""
+    return {
+        f.name: value_fingerprint(getattr(instance, f.name)) for f in dataclasses.fields(instance)
+    }
 
 
 class Cache:

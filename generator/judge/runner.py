@@ -22,10 +22,11 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 from generator.judge import verdicts as V
-from generator.judge.cache import PACKAGE_ROOT, Cache, file_sha, judge_sha, key_of, sources_sha
+from generator.judge.cache import PACKAGE_ROOT, Cache, fields_fingerprint, file_sha, key_of
 from generator.judge.toolchains import MOJO_ENV, gpus, package_versions, tool_version
 from generator.languages import BY_KEY
 from generator.languages.base import BuildError
+from generator.resources import package_fingerprint
 
 #: Languages whose artifacts are compiled ahead (everything else is imported from source).
 NATIVE = ("cuda", "mojo")
@@ -99,16 +100,13 @@ def toolchain_id(language: str) -> Any:
 
 
 def build_key(language: str, source: Path, target: Optional[str]) -> str:
-    recipe = sources_sha(
-        (f"languages/{language}.py", "languages/cuda.py", "judge/cache.py", "judge/runner.py")
-    )
     return key_of(
         {
             "language": language,
             "source": file_sha(source),
             "target": target,
             "toolchain": toolchain_id(language),
-            "recipe": recipe,
+            "chgen": package_fingerprint(),
         }
     )
 
@@ -229,31 +227,20 @@ def modes_for(job: Job) -> List[str]:
 
 
 def run_key(job: Job, artifact: Path, modes: List[str]) -> str:
-    challenge = job.challenge_dir / "challenge.py"
+    """Every field of the job (files by content), plus what the job does not say: the built
+    artifact, the shared base class, the machine, the packages and chgen itself."""
     core = [p / "core" / "challenge_base.py" for p in job.challenge_dir.resolve().parents]
     core_file = next((p for p in core if p.is_file()), None)
     return key_of(
         {
-            "language": job.language,
+            "job": fields_fingerprint(job),
             "artifact": file_sha(artifact),
-            "challenge": file_sha(challenge) if challenge.is_file() else None,
             "core": file_sha(core_file) if core_file else None,
-            "device": job.device,
+            "modes": modes,
             "gpu": [(g["name"], g["driver"]) for g in gpus()] if job.device != "cpu" else None,
             "packages": package_versions(),
             "cute_site": os.environ.get("CHGEN_CUTE_SITE"),
-            "seed": job.seed,
-            "modes": modes,
-            "target": job.target,
-            "case_names": job.case_names,
-            "max_case_elements": job.max_case_elements,
-            "min_bytes": job.min_bytes,
-            "perf_options": job.perf_options,
-            "band": job.band_bytes,
-            "extra_seeds": job.extra_seeds,
-            "oracle": job.oracle,
-            "accuracy_floor": job.accuracy_floor,
-            "judge": judge_sha(),
+            "chgen": package_fingerprint(),
         }
     )
 

@@ -142,34 +142,40 @@ def measure(
     flush: Optional[Callable[[], None]] = None,
     clock: Optional[str] = None,
     isolate: bool = False,
+    now: Callable[[], float] = time.perf_counter,
 ) -> Timing:
-    """Time `fn` adaptively; `clock` defaults to CUDA events on a GPU, host clocks elsewhere."""
+    """Time `fn` adaptively; `clock` defaults to CUDA events on a GPU, host clocks elsewhere.
+
+    `now` is the host clock (seconds) for the warm-up, the budget and host-clock samples; tests
+    pass a fake one so that the stopping rules are checked without real time."""
     flush = flush or (lambda: None)
     clock = clock or ("cuda_events" if device.startswith("cuda") else "host")
-    deadline = time.perf_counter() + options.warmup_s
+    deadline = now() + options.warmup_s
     calls = 0
-    while calls < options.warmup_calls or time.perf_counter() < deadline:
+    while calls < options.warmup_calls or now() < deadline:
         fn()
         calls += 1
     _sync(device)
 
-    started = time.perf_counter()
+    started = now()
     samples: List[float] = []
     batch = 5
     converged = False
     while True:
-        samples.extend(_batch(fn, device, flush, clock, batch, isolate))
+        samples.extend(_batch(fn, device, flush, clock, batch, isolate, now))
         if len(samples) >= options.min_reps and relative_error(samples) < options.target_rel_err:
             converged = True
             break
-        spent = time.perf_counter() - started
+        spent = now() - started
         if spent > options.budget_s or len(samples) >= options.max_reps:
             break
         batch = min(100, batch * 2, options.max_reps - len(samples))
-    return Timing(samples, clock, converged, time.perf_counter() - started)
+    return Timing(samples, clock, converged, now() - started)
 
 
-def _batch(fn, device: str, flush, clock: str, count: int, isolate: bool) -> List[float]:
+def _batch(
+    fn, device: str, flush, clock: str, count: int, isolate: bool, now: Callable[[], float]
+) -> List[float]:
     if clock == "cuda_events":
         events = []
         for _ in range(count):
@@ -188,10 +194,10 @@ def _batch(fn, device: str, flush, clock: str, count: int, isolate: bool) -> Lis
     for _ in range(count):
         flush()
         _sync(device)
-        t0 = time.perf_counter()
+        t0 = now()
         fn()
         _sync(device)
-        out.append((time.perf_counter() - t0) * 1e3)
+        out.append((now() - t0) * 1e3)
     return out
 
 

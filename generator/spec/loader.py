@@ -11,7 +11,7 @@ import ast
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, Iterable, List, Optional, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
 
 from pydantic import ValidationError
 
@@ -186,32 +186,68 @@ def literal_shape(value: Any) -> Tuple[int, ...]:
     return tuple(shape)
 
 
+@dataclass(frozen=True)
+class SignatureView:
+    """The signature sorted the ways the section validators ask about it."""
+
+    spec: Spec
+    params: Dict[str, Param]
+    scalars: List[Param]
+    tensors: List[Param]
+    inputs: List[Param]
+    outputs: List[Param]
+    case_names: frozenset
+
+    @classmethod
+    def of(cls, spec: Spec) -> "SignatureView":
+        tensors = [p for p in spec.signature if p.is_tensor]
+        return cls(
+            spec=spec,
+            params={p.name: p for p in spec.signature},
+            scalars=[p for p in spec.signature if not p.is_tensor],
+            tensors=tensors,
+            inputs=[p for p in tensors if p.direction in ("in", "inout")],
+            outputs=[p for p in tensors if p.direction in ("out", "inout")],
+            case_names=frozenset(case.name for case in spec.functional),
+        )
+
+
 def _cross_checks(spec: Spec) -> Iterable[Issue]:
-    params = {p.name: p for p in spec.signature}
+    """Every section validator in turn, in the order the spec's sections are written."""
+    view = SignatureView.of(spec)
+    for validate in SECTION_VALIDATORS:
+        yield from validate(view)
+
+
+def _validate_signature(view: SignatureView) -> Iterable[Issue]:
     seen: Dict[str, int] = {}
-    for i, p in enumerate(spec.signature):
+    for i, p in enumerate(view.spec.signature):
         if p.name in seen:
             yield ("signature", i, "name"), f"duplicate parameter name {p.name!r}", ""
         seen[p.name] = i
-    scalars = [p for p in spec.signature if not p.is_tensor]
-    tensors = [p for p in spec.signature if p.is_tensor]
-    inputs = [p for p in tensors if p.direction in ("in", "inout")]
-    outputs = [p for p in tensors if p.direction in ("out", "inout")]
-    if not outputs:
+    if not view.outputs:
         yield ("signature",), "the signature has no out or inout tensor", "solve must write one"
-    for i, p in enumerate(spec.signature):
+    for i, p in enumerate(view.spec.signature):
         for j, dim in enumerate(p.shape or []):
-            if isinstance(dim, str):
-                size = params.get(dim)
-                if size is None or size.is_tensor or size.dtype != "int32":
-                    yield (
-                        ("signature", i, "shape", j),
-                        f"shape of {p.name!r} names {dim!r}, which is not an int32 scalar "
-                        "parameter",
-                        "add it to the signature or use a number",
-                    )
-    yield from _check_scalar_values(spec, scalars, spec.example.scalars, ("example", "scalars"))
-    yield from _check_example(spec, params, inputs, outputs)
+            size = view.params.get(dim) if isinstance(dim, str) else None
+            if isinstance(dim, str) and (size is None or size.is_tensor or size.dtype != "int32"):
+                yield (
+                    ("signature", i, "shape", j),
+                    f"shape of {p.name!r} names {dim!r}, which is not an int32 scalar parameter",
+                    "add it to the signature or use a number",
+                )
+
+
+def _validate_example(view: SignatureView) -> Iterable[Issue]:
+    spec = view.spec
+    yield from _check_scalar_values(
+        spec, view.scalars, spec.example.scalars, ("example", "scalars")
+    )
+    yield from _check_example(spec, view.params, view.inputs, view.outputs)
+
+
+def _validate_functional(view: SignatureView) -> Iterable[Issue]:
+    spec = view.spec
     case_names: Dict[str, int] = {}
     for i, case in enumerate(spec.functional):
         base = ("functional", i)
@@ -221,62 +257,101 @@ def _cross_checks(spec: Spec) -> Iterable[Issue]:
         if case.from_example:
             continue
         merged = {**spec.defaults.scalars, **case.scalars}
-        yield from _check_scalar_values(spec, scalars, merged, base + ("scalars",), case.scalars)
-        yield from _check_inputs(spec, params, inputs, case.inputs, merged, base + ("inputs",))
-    for key in spec.defaults.scalars:
+        yield from _check_scalar_values(
+            spec, view.scalars, merged, base + ("scalars",), case.scalars
+        )
+        yield from _check_inputs(
+            spec, view.params, view.inputs, case.inputs, merged, base + ("inputs",)
+        )
+
+
+def _validate_defaults(view: SignatureView) -> Iterable[Issue]:
+    params = view.params
+    for key in view.spec.defaults.scalars:
         if key not in params or params[key].is_tensor:
             yield ("defaults", "scalars", key), f"{key!r} is not a scalar parameter", ""
-    for key in spec.defaults.inputs:
-        if key not in params or params[key] not in inputs:
+    for key in view.spec.defaults.inputs:
+        if key not in params or params[key] not in view.inputs:
             yield ("defaults", "inputs", key), f"{key!r} is not an input tensor", ""
-    perf = spec.performance
-    yield from _check_scalar_values(spec, scalars, perf.scalars, ("performance", "scalars"))
+
+
+def _validate_performance(view: SignatureView) -> Iterable[Issue]:
+    spec, perf = view.spec, view.spec.performance
+    yield from _check_scalar_values(spec, view.scalars, perf.scalars, ("performance", "scalars"))
     yield from _check_inputs(
-        spec, params, inputs, perf.inputs, perf.scalars, ("performance", "inputs")
+        spec, view.params, view.inputs, perf.inputs, perf.scalars, ("performance", "inputs")
     )
-    yield from _check_perf_size(spec, tensors, perf.scalars)
+    yield from _check_perf_size(spec, view.tensors, perf.scalars)
     try:
-        value = eval_size_expression(perf.min_bytes, perf.scalars)
-        if value <= 0:
+        if eval_size_expression(perf.min_bytes, perf.scalars) <= 0:
             yield ("performance", "min_bytes"), "min_bytes must be positive", ""
     except ValueError as exc:
         yield ("performance", "min_bytes"), f"min_bytes: {exc}", "e.g. '3 * N * C * 4'"
     for i, base in enumerate(perf.baselines):
         yield from _check_code(base.code, ("performance", "baselines", i, "code"))
+
+
+def _validate_mutants(view: SignatureView) -> Iterable[Issue]:
     mutant_names = set()
-    for i, mutant in enumerate(spec.mutants):
+    for i, mutant in enumerate(view.spec.mutants):
         if mutant.name in mutant_names:
             yield ("mutants", i, "name"), f"duplicate mutant name {mutant.name!r}", ""
         mutant_names.add(mutant.name)
         yield from _check_code(mutant.code, ("mutants", i, "code"))
         for j, name in enumerate(mutant.caught_by or []):
-            if name not in case_names and name != "example":
+            if name not in view.case_names and name != "example":
                 yield (
                     ("mutants", i, "caught_by", j),
                     f"no functional case is named {name!r}",
                     "use a case name from 'functional'",
                 )
-    if spec.oracle is not None:
-        yield from _check_oracle(spec, params, inputs, outputs)
-    if spec.accuracy_floor is not None:
-        floor = spec.accuracy_floor
-        if floor.output not in params or params[floor.output] not in outputs:
-            yield ("accuracy_floor", "output"), f"{floor.output!r} is not an output tensor", ""
-        yield from _check_code(floor.baseline, ("accuracy_floor", "baseline"), mode="eval")
-    if spec.scaffold is not None:
-        if not IDENT_RE.match(spec.scaffold.kernel):
-            yield ("scaffold", "kernel"), "kernel name must be an identifier", ""
-        for j, name in enumerate(spec.scaffold.grid):
-            if name not in params or params[name].is_tensor or params[name].dtype != "int32":
-                yield ("scaffold", "grid", j), f"{name!r} is not an int32 size parameter", ""
-    elif spec.difficulty == "easy":
-        yield (
-            ("difficulty",),
-            "easy challenges carry kernel scaffolds: add 'scaffold: {kernel: NAME, grid: [N]}'",
-            "",
-        )
-    if spec.difficulty != "easy" and spec.scaffold is not None:
+
+
+def _validate_oracle(view: SignatureView) -> Iterable[Issue]:
+    if view.spec.oracle is not None:
+        yield from _check_oracle(view.spec, view.params, view.inputs, view.outputs)
+
+
+def _validate_accuracy_floor(view: SignatureView) -> Iterable[Issue]:
+    floor = view.spec.accuracy_floor
+    if floor is None:
+        return
+    if floor.output not in view.params or view.params[floor.output] not in view.outputs:
+        yield ("accuracy_floor", "output"), f"{floor.output!r} is not an output tensor", ""
+    yield from _check_code(floor.baseline, ("accuracy_floor", "baseline"), mode="eval")
+
+
+def _validate_scaffold(view: SignatureView) -> Iterable[Issue]:
+    spec, params = view.spec, view.params
+    if spec.scaffold is None:
+        if spec.difficulty == "easy":
+            yield (
+                ("difficulty",),
+                "easy challenges carry kernel scaffolds: add 'scaffold: {kernel: NAME, grid: [N]}'",
+                "",
+            )
+        return
+    if not IDENT_RE.match(spec.scaffold.kernel):
+        yield ("scaffold", "kernel"), "kernel name must be an identifier", ""
+    for j, name in enumerate(spec.scaffold.grid):
+        if name not in params or params[name].is_tensor or params[name].dtype != "int32":
+            yield ("scaffold", "grid", j), f"{name!r} is not an int32 size parameter", ""
+    if spec.difficulty != "easy":
         yield ("scaffold",), "only easy challenges have a scaffold; medium/hard start empty", ""
+
+
+#: one validator per spec section, run in this order (errors are reported in this order)
+SECTION_VALIDATORS: Tuple[Callable[[SignatureView], Iterable[Issue]], ...] = (
+    _validate_signature,
+    _validate_example,
+    _validate_functional,
+    _validate_defaults,
+    _validate_performance,
+    _validate_mutants,
+    _validate_oracle,
+    _validate_accuracy_floor,
+    _validate_scaffold,
+)
 
 
 def _check_scalar_values(

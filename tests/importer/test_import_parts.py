@@ -329,4 +329,6 @@ def test_slugs_are_valid_case_names():
 def test_dedented_reference_fixture_parses():
     # the body the reader returns is valid Python on its own
     source = pyast.read_source(SOURCE)
-    compile(textwrap.dedent(source.reference.body), "<body>", "exec")
+    body = textwrap.dedent(source.reference.body)
+    assert "B.copy_(A * math.pi * SCALE)" in body  # an empty body would compile too
+    compile(body, "<body>", "exec")

@@ -1,9 +1,10 @@
-"""The timing harness's statistics and stopping rules (host clocks; CUDA events on a GPU)."""
+"""The timing harness's statistics and stopping rules, on a fake host clock (deterministic on a
+loaded machine); real clocks only in the GPU test and the CPU smoke test, which assert no speed."""
 
 from __future__ import annotations
 
+import itertools
 import math
-import time
 
 import pytest
 import torch
@@ -27,35 +28,81 @@ def test_relative_error_of_the_mean():
     assert relative_error(samples) == pytest.approx(1.005 / 10 / 2, rel=1e-2)
 
 
-def spin(seconds: float) -> None:
-    """A busy wait: steadier than sleep() on a loaded machine, where sleeps overshoot at random."""
-    end = time.perf_counter() + seconds
-    while time.perf_counter() < end:
-        pass
+class FakeClock:
+    """A host clock that moves only when the timed function says it took time."""
+
+    def __init__(self, durations_ms):
+        self.now_s = 0.0
+        self.durations_ms = itertools.cycle(durations_ms)
+        self.calls = 0
+
+    def __call__(self) -> float:
+        return self.now_s
+
+    def function(self) -> None:
+        self.calls += 1
+        self.now_s += next(self.durations_ms) / 1e3
 
 
-def test_stable_function_converges_with_few_reps_and_counts_flushes_out():
+def batch_ends(limit: int):
+    """Sample counts where the harness checks its stopping rules: batches of 5, doubling to 100."""
+    ends, batch = [], 5
+    while not ends or ends[-1] < limit:
+        ends.append((ends[-1] if ends else 0) + batch)
+        batch = min(100, batch * 2)
+    return ends
+
+
+def test_a_steady_function_converges_at_the_first_check_past_min_reps():
+    clock = FakeClock([2.0])
     flushes = []
-    patient = PerfOptions(budget_s=8.0, warmup_s=0.0, flush_bytes=1 << 16, copy_bytes=1 << 20)
-    timing = measure(lambda: spin(0.002), "cpu", patient, flush=lambda: flushes.append(1))
-    assert timing.converged
-    assert patient.min_reps <= timing.reps < 2000
-    assert 1.9 <= timing.median_ms < 10
-    assert timing.min_ms <= timing.median_ms <= timing.quantile(0.9)
+    options = PerfOptions(budget_s=8.0, warmup_s=0.0, min_reps=10)
+    timing = measure(clock.function, "cpu", options, flush=lambda: flushes.append(1), now=clock)
+    assert timing.converged and timing.clock == "host"
+    assert timing.reps == 15  # batches of 5, then 10: the first check with >= 10 samples
+    assert timing.median_ms == pytest.approx(2.0) and timing.rel_err == pytest.approx(0.0)
     assert len(flushes) == timing.reps  # one flush before every timed call, none while warming
+    assert clock.calls == options.warmup_calls + timing.reps
+    assert timing.seconds == pytest.approx(timing.reps * 2e-3)
 
 
-def test_noisy_function_stops_at_the_budget():
+def test_a_noisy_function_runs_until_the_error_of_the_mean_is_below_target():
+    clock = FakeClock([1.0, 3.0])  # stdev ~1.0, mean 2: needs about 2,500 samples for 1%
+    options = PerfOptions(budget_s=1e6, warmup_s=0.0, target_rel_err=0.01, max_reps=10_000)
+    timing = measure(clock.function, "cpu", options, now=clock)
+    assert timing.converged and timing.rel_err < 0.01
+    ends = batch_ends(timing.reps)
+    assert ends[-1] == timing.reps
+    assert relative_error(timing.samples_ms[: ends[-2]]) >= 0.01  # one batch earlier it was not
+    assert 2_000 < timing.reps < 3_000
+
+
+def test_a_function_that_never_settles_stops_at_the_budget():
+    clock = FakeClock([1.0, 5.0, 2.0])
     options = PerfOptions(budget_s=0.3, warmup_s=0.0, target_rel_err=1e-9, max_reps=10_000)
-    started = time.perf_counter()
-    timing = measure(lambda: None, "cpu", options)
+    timing = measure(clock.function, "cpu", options, now=clock)
     assert not timing.converged
-    assert time.perf_counter() - started < 3.0
+    ends = batch_ends(timing.reps)
+    assert ends[-1] == timing.reps
+    spent_before_last_batch = sum(timing.samples_ms[: ends[-2]]) / 1e3
+    assert spent_before_last_batch <= options.budget_s < timing.seconds
+
+
+def test_the_warm_up_runs_for_its_time_and_at_least_its_calls():
+    clock = FakeClock([10.0])
+    options = PerfOptions(budget_s=1.0, warmup_s=0.045, warmup_calls=3, min_reps=5)
+    timing = measure(clock.function, "cpu", options, now=clock)
+    assert clock.calls - timing.reps == 5  # 10 ms calls until 45 ms have passed: more than 3
+    short = PerfOptions(budget_s=1.0, warmup_s=0.0, warmup_calls=3, min_reps=5)
+    clock = FakeClock([10.0])
+    timing = measure(clock.function, "cpu", short, now=clock)
+    assert clock.calls - timing.reps == 3
 
 
 def test_max_reps_caps_the_loop():
+    clock = FakeClock([1.0, 2.0])
     options = PerfOptions(budget_s=100.0, warmup_s=0.0, target_rel_err=0.0, max_reps=40)
-    timing = measure(lambda: None, "cpu", options)
+    timing = measure(clock.function, "cpu", options, now=clock)
     assert timing.reps == 40 and not timing.converged
 
 
