@@ -47,9 +47,8 @@ def _commit_all(repo: Path, message: str) -> str:
     return git(repo, "rev-parse", "HEAD").strip()
 
 
-def committed_copy(target: Path) -> str:
-    """This checkout's tracked and not-ignored files, committed into a new repository at `target`;
-    returns the commit."""
+def working_tree_copy(target: Path) -> Path:
+    """This checkout's tracked and not-ignored files (what would be committed), nothing built."""
     listed = subprocess.run(
         ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
         cwd=ROOT,
@@ -61,6 +60,12 @@ def committed_copy(target: Path) -> str:
         if source.is_file():
             (target / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source, target / name)
+    return target
+
+
+def committed_copy(target: Path) -> str:
+    """The working tree, committed into a new repository at `target`; returns the commit."""
+    working_tree_copy(target)
     git(target, "init", "-q")
     return _commit_all(target, "chgen working tree")
 

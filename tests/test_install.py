@@ -19,6 +19,7 @@ from typing import Dict, List
 import pytest
 
 from tests.conftest import ROOT
+from tests.hook_repos import working_tree_copy
 
 #: modules that only extras bring; a base install has none of them (pygments comes with rich)
 EXTRA_ONLY_MODULES = ("torch", "numpy", "black", "isort", "mblack", "clang_format")
@@ -29,22 +30,6 @@ def run(command: List[str], cwd: Path, env: Dict[str, str] = None, timeout: int 
     return subprocess.run(
         command, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout
     )
-
-
-def working_tree_copy(target: Path) -> Path:
-    """The checkout's tracked and not-ignored files (what would be committed), nothing built."""
-    listed = subprocess.run(
-        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-        cwd=ROOT,
-        capture_output=True,
-        check=True,
-    ).stdout.decode()
-    for name in filter(None, listed.split("\0")):
-        source = ROOT / name
-        if source.is_file():
-            (target / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, target / name)
-    return target
 
 
 def site_packages(venv: Path) -> Path:
