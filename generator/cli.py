@@ -6,14 +6,16 @@ message per problem and a non-zero exit code, never a traceback.
 
 from __future__ import annotations
 
+import functools
 import sys
 import time
 from pathlib import Path
-from typing import List, Optional
+from typing import Callable, List, Optional
 
 import typer
 from rich.console import Console
 
+from generator import __version__, extras
 from generator.formatting import FormatError
 from generator.spec.yamlpos import SpecErrors
 
@@ -40,7 +42,50 @@ def report_spec_errors(exc: SpecErrors) -> None:
     fail(f"{len(exc.errors)} error(s); nothing was written")
 
 
+def reports_missing_extras(command: Callable) -> Callable:
+    """A command that finds an extra missing (extras.require) says which one in one line."""
+
+    @functools.wraps(command)
+    def run(*args, **kwargs):
+        try:
+            return command(*args, **kwargs)
+        except extras.MissingExtra as exc:
+            fail(f"error: {exc}", 2)
+
+    return run
+
+
+def needs(extra: str, what: str) -> Callable[[Callable], Callable]:
+    """A command that cannot start without `extra` (see pyproject.toml's optional dependencies)."""
+
+    def wrap(command: Callable) -> Callable:
+        @functools.wraps(command)
+        def run(*args, **kwargs):
+            extras.require(extra, what)
+            return command(*args, **kwargs)
+
+        return reports_missing_extras(run)
+
+    return wrap
+
+
+def print_version(value: bool) -> None:
+    if value:
+        out.print(f"chgen {__version__}", markup=False)
+        raise typer.Exit()
+
+
+@app.callback()
+def options(
+    version: bool = typer.Option(
+        False, "--version", callback=print_version, is_eager=True, help="Print the version."
+    ),
+) -> None:
+    """Describe a GPU programming challenge once, in YAML; generate and prove everything else."""
+
+
 @app.command()
+@needs("generate", "chgen generate")
 def generate(
     specs: List[Path] = typer.Argument(None, help="Spec files (default: every spec in --specs)."),
     out_dir: Path = typer.Option(TREE_DIR, "--out", "-o", help="Tree to write."),
@@ -110,6 +155,7 @@ def new(
 
 
 @app.command("check")
+@reports_missing_extras
 def check_command(
     paths: List[Path] = typer.Argument(
         None, help="Spec files, challenge directories, or trees holding challenges/."
@@ -156,6 +202,10 @@ def check_command(
         and against.name != "challenges"
     ):
         fail(f"error: --against {against} holds no challenges/ folder", 2)
+    if formatters:
+        extras.require("formatters", "chgen check --formatters")
+    if deep:
+        extras.require("judge", "chgen check --deep")
     options = Options(
         deep, formatters, chosen, skipped, against, (int(low), int(high)), generated, jobs
     )
@@ -172,6 +222,7 @@ def check_command(
 
 
 @app.command("judge")
+@needs("judge", "chgen judge")
 def judge_cmd(
     challenge_dir: Path = typer.Argument(..., help="A challenge folder (with challenge.py)."),
     solution: Path = typer.Argument(
@@ -215,6 +266,7 @@ def judge_cmd(
 
 
 @app.command("test")
+@needs("judge", "chgen test")
 def test_cmd(
     specs: List[str] = typer.Argument(None, help="Spec files or ids (default: every spec)."),
     device: Optional[str] = typer.Option(None, "--device", help="cuda or cpu (default: auto)."),
@@ -281,6 +333,7 @@ def test_cmd(
 
 
 @app.command()
+@needs("preview", "chgen preview")
 def preview(
     challenge: str = typer.Argument(
         ..., help="A challenge id (in --tree) or a challenge directory"
@@ -321,6 +374,7 @@ def preview(
 
 
 @app.command("import")
+@needs("generate", "chgen import")
 def import_challenge(
     directory: Path = typer.Argument(..., help="challenges/<difficulty>/<id>_<slug> to read"),
     output: Optional[Path] = typer.Option(
@@ -367,7 +421,15 @@ def import_challenge(
 
 
 def main() -> None:
-    app()
+    try:
+        app()
+    except ModuleNotFoundError as exc:  # an import no extra check foresaw: still one line
+        err.print(
+            f"error: chgen could not import {exc.name!r}; install the extra that provides it "
+            "(pip install 'chgen[test]' installs all of them)",
+            markup=False,
+        )
+        raise SystemExit(2) from None
 
 
 if __name__ == "__main__":

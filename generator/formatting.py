@@ -71,7 +71,7 @@ def clang_format_binary() -> str:
         return str(here)
     found = shutil.which("clang-format")
     if not found:
-        raise FormatError("clang-format not found: install the project (pip install -e .)")
+        raise FormatError("clang-format not found: pip install 'chgen[formatters]'")
     return found
 
 

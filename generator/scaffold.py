@@ -1,4 +1,8 @@
-"""`chgen new`: a spec skeleton with the next free id, valid from the start."""
+"""`chgen new`: a spec skeleton with the next free id, valid from the start.
+
+The skeleton is validated by the spec loader (base install); rendering it is `chgen generate`'s
+job, which needs the formatters and torch (the 'generate' extra).
+"""
 
 from __future__ import annotations
 
@@ -8,6 +12,8 @@ from typing import Optional, Set
 
 from generator.naming import DIFFICULTIES, SLUG_RE, SPEC_NAME_RE, URL_NAME_RE, find_specs
 from generator.render import render_template
+from generator.spec.loader import load_spec_text
+from generator.spec.yamlpos import SpecErrors
 
 TREE_DIR_RE = re.compile(r"^(\d+)_[A-Za-z0-9_]+$")
 
@@ -87,6 +93,10 @@ def new_spec(
             "scaffold": difficulty == "easy",
         },
     )
+    try:  # the skeleton is checked as `chgen generate` would load it, before it is written
+        load_spec_text(text, str(path), path)
+    except SpecErrors as exc:
+        raise ScaffoldError(f"the skeleton does not load: {exc.errors[0].render()}") from None
     specs_dir.mkdir(parents=True, exist_ok=True)
     try:
         with open(path, "x", encoding="utf-8") as handle:

@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 from typing import Sequence
 
+from generator import extras
 from generator.checks.report import Report
 
 _HUNK = re.compile(r"^@@ -(\d+)(?:,\d+)? \+(\d+)", re.M)
@@ -30,6 +31,7 @@ def check(paths: Sequence[Path], report: Report) -> None:
         return
     if not loaded or not report.wants("G002"):
         return
+    extras.require("generate", "comparing a spec with its generated tree (G002)")
     root = report.options.generated
     try:
         result = pipeline.generate(list(paths), root, check=True, root=Path.cwd())
