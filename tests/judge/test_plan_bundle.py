@@ -153,7 +153,7 @@ def test_native_libraries_load_with_a_moved_mojo_runtime(tmp_path, judge_cache):
     import ctypes
     import shutil
 
-    from generator.judge.bindings import NativeSolve, preload_mojo_runtime
+    from generator.toolchain.bindings import NativeSolve, preload_mojo_runtime
     from generator.judge.challenge import load_challenge
     from generator.judge.signature import params_from_signature
     from generator.judge.toolchains import find_mojo_runtime
