@@ -14,9 +14,10 @@ from generator.languages.cute import Cute
 from generator.languages.jax import Jax
 from generator.languages.mojo import Mojo
 from generator.languages.pytorch import PyTorch
+from generator.languages.tilelang import TileLang
 from generator.languages.triton import Triton
 
-LANGUAGES: List[Language] = [Cuda(), Cute(), Jax(), Mojo(), PyTorch(), Triton()]
+LANGUAGES: List[Language] = [Cuda(), Cute(), Jax(), Mojo(), PyTorch(), TileLang(), Triton()]
 BY_KEY: Dict[str, Language] = {lang.key: lang for lang in LANGUAGES}
 #: the preview's tabs, in the order the platform lists the languages
 IN_TAB_ORDER: List[Language] = sorted(LANGUAGES, key=lambda lang: lang.tab_order)
