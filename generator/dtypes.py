@@ -28,29 +28,31 @@ class DType:
     python_scalar: Optional[str]  # Python annotation for a scalar of this type
     ctypes_scalar: Optional[str]  # ctypes spelling of a scalar of this type
     triton: str  # tl dtype attribute
+    tilelang: str  # TileLang dtype string (T.Tensor(shape, dtype), T.alloc_fragment)
 
 
 _ROWS = [
     # name, size, kind, torch, ctypes pointer, CUDA, include, Mojo, CuTe scalar, CuTe element,
-    # JAX, Python scalar, ctypes scalar, Triton
+    # JAX, Python scalar, ctypes scalar, Triton, TileLang
     DType("float32", 4, "float", "float32", "ctypes.POINTER(ctypes.c_float)", "float", None,
           "Float32", "cute.Float32", "cutlass.Float32", "float32", "float", "ctypes.c_float",
-          "float32"),
+          "float32", "float32"),
     DType("float16", 2, "float", "float16", "ctypes.POINTER(ctypes.c_uint16)", "half",
-          "cuda_fp16.h", "Float16", None, "cutlass.Float16", "float16", None, None, "float16"),
+          "cuda_fp16.h", "Float16", None, "cutlass.Float16", "float16", None, None, "float16",
+          "float16"),
     DType("bfloat16", 2, "float", "bfloat16", "ctypes.POINTER(ctypes.c_uint16)", "__nv_bfloat16",
           "cuda_bf16.h", "BFloat16", None, "cutlass.BFloat16", "bfloat16", None, None,
-          "bfloat16"),
+          "bfloat16", "bfloat16"),
     DType("int8", 1, "int", "int8", "ctypes.POINTER(ctypes.c_int8)", "int8_t", None, "Int8", None,
-          "cutlass.Int8", "int8", None, None, "int8"),
+          "cutlass.Int8", "int8", None, None, "int8", "int8"),
     DType("uint8", 1, "int", "uint8", "ctypes.POINTER(ctypes.c_uint8)", "uint8_t", None, "UInt8",
-          None, "cutlass.Uint8", "uint8", None, None, "uint8"),
+          None, "cutlass.Uint8", "uint8", None, None, "uint8", "uint8"),
     DType("int32", 4, "int", "int32", "ctypes.POINTER(ctypes.c_int)", "int", None, "Int32",
-          "cute.Int32", "cutlass.Int32", "int32", "int", "ctypes.c_int", "int32"),
+          "cute.Int32", "cutlass.Int32", "int32", "int", "ctypes.c_int", "int32", "int32"),
     DType("uint32", 4, "int", "uint32", "ctypes.POINTER(ctypes.c_uint32)", "unsigned int", None,
-          "UInt32", None, "cutlass.Uint32", "uint32", None, None, "uint32"),
+          "UInt32", None, "cutlass.Uint32", "uint32", None, None, "uint32", "uint32"),
     DType("int64", 8, "int", "int64", "ctypes.POINTER(ctypes.c_int64)", "long long", None,
-          "Int64", None, "cutlass.Int64", "int64", None, None, "int64"),
+          "Int64", None, "cutlass.Int64", "int64", None, None, "int64", "int64"),
 ]  # fmt: skip
 
 DTYPES: Dict[str, DType] = {row.name: row for row in _ROWS}

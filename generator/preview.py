@@ -24,19 +24,9 @@ from pygments.lexers import get_lexer_by_name
 
 from generator.challenge.page import math_spans, read_page
 from generator.challenge.pyfile import read_challenge_py
+from generator.languages import IN_TAB_ORDER
 from generator.naming import DIFFICULTIES
 from generator.resources import template_dir
-
-
-# (file name, tab label, Pygments lexer), in the order the platform lists the languages.
-STARTERS: tuple[tuple[str, str, str], ...] = (
-    ("starter.cu", "CUDA", "cuda"),
-    ("starter.pytorch.py", "PyTorch", "python"),
-    ("starter.triton.py", "Triton", "python"),
-    ("starter.jax.py", "JAX", "python"),
-    ("starter.cute.py", "CuTe DSL", "python"),
-    ("starter.mojo", "Mojo", "mojo"),
-)
 
 CODE_STYLE = "one-dark"
 BROWSER_NAMES = ("chromium", "chromium-browser", "google-chrome")
@@ -188,9 +178,11 @@ def _title_parts(challenge_dir: Path) -> tuple[str, str | None]:
 
 
 def _highlight_starters(challenge_dir: Path) -> list[dict[str, str | Markup | None]]:
-    """Highlight each starter; a missing file is shown as such rather than hidden."""
+    """Highlight each starter; a missing file is shown as such rather than hidden, unless the
+    tree need not hold it (a language newer than the tree)."""
     starters: list[dict[str, str | Markup | None]] = []
-    for filename, label, lexer_name in STARTERS:
+    for lang in IN_TAB_ORDER:
+        filename, label, lexer_name = lang.starter_name, lang.title, lang.lexer
         slug = filename.split(".")[1]
         path = challenge_dir / "starter" / filename
         code = None
@@ -201,6 +193,8 @@ def _highlight_starters(challenge_dir: Path) -> list[dict[str, str | Markup | No
             )
             source = path.read_text(encoding="utf-8")
             code = Markup(highlight(source, get_lexer_by_name(lexer_name), formatter))
+        elif not lang.required_in_tree:
+            continue
         starters.append({"file": filename, "label": label, "slug": slug, "code": code})
     return starters
 

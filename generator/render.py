@@ -104,13 +104,9 @@ def render_starters(spec: Spec) -> Dict[str, str]:
     files = {}
     for lang in LANGUAGES:
         typed = lang.starter_params(params)
-        if lang.key == "cuda":
-            declarations = ", ".join(p.annotation for p in typed)
-        else:
-            declarations = ", ".join(f"{p.name}: {p.annotation}" for p in typed)
         context = StarterContext(
             comment=lang.comment(params, easy),
-            declarations=declarations,
+            declarations=", ".join(lang.declaration(p) for p in typed),
             arguments=", ".join(p.name for p in typed),
             scaffold=scaffold_context(spec),
             language_extras=lang.extra_context(params),

@@ -71,7 +71,7 @@ def test_mojo_starter_builds_without_warnings(directory: Path, tmp_path: Path):
 
 
 @pytest.mark.parametrize("directory", CHALLENGES, ids=IDS)
-@pytest.mark.parametrize("key", ["pytorch", "triton", "jax", "cute"])
+@pytest.mark.parametrize("key", ["pytorch", "triton", "jax", "cute", "tilelang"])
 def test_python_starter_imports_and_has_solve(directory: Path, key: str):
     lang = BY_KEY[key]
     module = load_module(directory / "starter" / lang.starter_name, f"{key}_{directory.name}")

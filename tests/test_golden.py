@@ -9,6 +9,7 @@ import difflib
 from pathlib import Path
 
 from generator.incremental import NoCache
+from generator.languages import LANGUAGES
 from generator.pipeline import generate
 from tests.conftest import GOLDEN, ROOT
 
@@ -87,5 +88,6 @@ def test_easy_starters_carry_scaffolds_in_cuda_mojo_triton_only():
 
 def test_golden_tree_is_not_empty():
     files = [p for p in (GOLDEN / "tree").rglob("*") if p.is_file()]
-    assert len(files) == 4 * 8 + 2  # four challenges, the base class, the manifest
+    # four challenges (challenge.py, challenge.html, a starter per language), core/, the manifest
+    assert len(files) == 4 * (2 + len(LANGUAGES)) + 2
     assert all(Path(p).stat().st_size > 0 for p in files)

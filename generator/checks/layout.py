@@ -18,6 +18,8 @@ from generator.checks.source import (
 from generator.languages import LANGUAGES
 
 STARTERS = tuple(lang.starter_name for lang in LANGUAGES)
+#: starters every challenge must hold (a language newer than the tree's set need not be there)
+REQUIRED_STARTERS = tuple(lang.starter_name for lang in LANGUAGES if lang.required_in_tree)
 #: files that tools leave behind and nobody commits
 _IGNORED = re.compile(r"^(\..*|__pycache__|.*\.pyc)$")
 
@@ -90,7 +92,7 @@ def check(ch: ChallengeDir, report: Report, ids: IdIndex) -> None:
         if ch.file(required) is None:
             report.add("L005", ch.where(required), 1, 1, f"{required} is missing")
     starter_dir = ch.path / "starter"
-    for starter in STARTERS:
+    for starter in REQUIRED_STARTERS:
         if not (starter_dir / starter).is_file():
             report.add("L006", ch.where(f"starter/{starter}"), 1, 1, f"{starter} is missing")
     if starter_dir.is_dir():

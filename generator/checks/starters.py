@@ -21,11 +21,11 @@ from generator.challenge.pyfile import SigEntry
 from generator.checks.report import Report
 from generator.checks.source import ChallengeDir, SourceFile
 from generator.dtypes import DType
-from generator.languages import BY_KEY, LANGUAGES, Language, SigParam
+from generator.languages import LANGUAGES, Language, SigParam
 from generator.naming import MOJO_KEYWORDS
 
-#: languages whose easy starters carry a kernel stub and launch code
-SCAFFOLDED = ("cuda", "mojo", "triton")
+#: decorators that mark a kernel in any Python starter
+KERNEL_DECORATORS = frozenset(d for lang in LANGUAGES for d in lang.kernel_decorators)
 #: C spellings of one type (the dtype table holds the first of each)
 CUDA_SYNONYMS = {
     "__half": "half",
@@ -44,7 +44,6 @@ CUDA_QUALIFIERS = {"__restrict__", "__restrict", "restrict"}
 #: Mojo origins that compile with Mojo 1.2 / MAX 26.7 without warnings
 MOJO_ORIGINS = {"MutUntrackedOrigin", "ImmUntrackedOrigin", "MutAnyOrigin", "ImmutAnyOrigin"}
 MOJO_IMMUTABLE_ORIGINS = {"ImmUntrackedOrigin", "ImmutAnyOrigin"}
-JAX_RETURN_COMMENT = BY_KEY["jax"].extra_context([])["return_comment"]
 
 
 def mojo_keywords() -> FrozenSet[str]:
@@ -114,8 +113,7 @@ def parse_python(source: SourceFile) -> Parsed:
             name = getattr(node, "name", None) or ast.unparse(node).split("\n")[0][:40]
             parsed.extras.append((node.lineno, node.col_offset + 1, name))
             if isinstance(node, ast.FunctionDef) and any(
-                ast.unparse(d).split("(")[0] in ("triton.jit", "cute.kernel", "cute.jit")
-                for d in node.decorator_list
+                ast.unparse(d).split("(")[0] in KERNEL_DECORATORS for d in node.decorator_list
             ):
                 parsed.kernels.append(node.name)
     if solve is None:
@@ -132,10 +130,20 @@ def parse_python(source: SourceFile) -> Parsed:
     parsed.body_end = solve.end_lineno or solve.lineno
     parsed.body_empty = all(isinstance(stmt, ast.Pass) for stmt in solve.body)
     for node in ast.walk(solve):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Subscript):
+        # kernel[grid](...) (Triton), or a call of a kernel or of what it returns (TileLang)
+        if isinstance(node, ast.Call) and (
+            isinstance(node.func, ast.Subscript) or _called_name(node.func) in parsed.kernels
+        ):
             parsed.launches = True
     parsed.comments = _python_comments(source.text)
     return parsed
+
+
+def _called_name(func: ast.expr) -> Optional[str]:
+    """`k` for `k(...)` and for `k(N)(...)`."""
+    while isinstance(func, ast.Call):
+        func = func.func
+    return func.id if isinstance(func, ast.Name) else None
 
 
 def _python_comments(text: str) -> List[Comment]:
@@ -382,14 +390,18 @@ def parse_mojo(source: SourceFile) -> Parsed:
     return parsed
 
 
-PARSERS = {
-    "cuda": parse_cuda,
-    "mojo": parse_mojo,
-    "cute": parse_python,
-    "jax": parse_python,
-    "pytorch": parse_python,
-    "triton": parse_python,
-}
+#: a language's `starter_syntax` -> the parser that reads its starters
+PARSERS = {"c": parse_cuda, "mojo": parse_mojo, "python": parse_python}
+
+
+def syntax_rules() -> Dict[str, Dict[str, tuple]]:
+    """The rules only one syntax has: on the source text, on the parsed starter, and the one
+    that reads a parameter's declared type (it returns whether it judged that parameter)."""
+    return {
+        "text": {"mojo": (_mojo_api,)},
+        "parsed": {"mojo": (_mojo_solve,), "c": (_cuda_headers,)},
+        "type": {"mojo": (_mojo_pointer,), "c": (_cuda_param,)},
+    }
 
 
 # ---------------------------------------------------------------------------------- checking
@@ -397,21 +409,21 @@ PARSERS = {
 
 def check(ch: ChallengeDir, model: Optional[ChallengeModel], report: Report) -> None:
     signature = model.signature if model is not None else None
+    rules = syntax_rules()
     for lang in LANGUAGES:
         source = ch.file(f"starter/{lang.starter_name}")
         if source is None:
             continue
-        if lang.key == "mojo":
-            _mojo_api(source, report)
+        syntax = lang.starter_syntax
+        for rule in rules["text"].get(syntax, ()):
+            rule(source, report)
         try:
-            parsed = PARSERS[lang.key](source)
+            parsed = PARSERS[syntax](source)
         except StarterSyntaxError as exc:
             report.add("S001", source.display, exc.line, exc.col, exc.message)
             continue
-        if lang.key == "mojo":
-            _mojo_solve(parsed, source, signature, report)
-        if lang.key == "cuda" and signature:
-            _cuda_headers(parsed, source, signature, report)
+        for rule in rules["parsed"].get(syntax, ()):
+            rule(parsed, source, signature, report)
         _shape(lang, parsed, source, ch.easy, report)
         if signature is None:
             continue
@@ -423,7 +435,7 @@ def check(ch: ChallengeDir, model: Optional[ChallengeModel], report: Report) -> 
 
 def _shape(lang: Language, parsed: Parsed, source: SourceFile, easy: bool, report: Report) -> None:
     where = source.display
-    if easy and lang.key in SCAFFOLDED:
+    if easy and lang.scaffolded:
         missing = []
         if not parsed.kernels:
             missing.append("a kernel stub")
@@ -448,7 +460,7 @@ def _shape(lang: Language, parsed: Parsed, source: SourceFile, easy: bool, repor
             parsed.body_start,
             1,
             f"solve's body is not empty, but {what} leaves it empty",
-            "leave only `pass`" + (" (`{}` in CUDA)" if lang.key == "cuda" else ""),
+            f"leave only `{lang.empty_body}`",
         )
 
 
@@ -458,18 +470,14 @@ def _shape(lang: Language, parsed: Parsed, source: SourceFile, easy: bool, repor
 def _expected_scalar(lang: Language, entry: SigEntry) -> Set[str]:
     accepted: Set[str] = set()
     for row in entry.dtypes:
-        if lang.key == "cuda":
-            accepted.add(_cuda_base(row.cuda))
-            continue
-        spelled = lang.scalar_type(SigParam(entry.name, row, entry.direction, False))
-        if spelled:
-            accepted.add(spelled)
-        if lang.key == "cute":
-            accepted.add(row.cute_element)
-            accepted.add(row.cute_element.replace("cutlass.", "cute."))
-        if lang.key == "mojo":
-            accepted.add(row.mojo)
-    if lang.key == "cuda" and entry.ctype == SIZE_T:
+        accepted |= lang.accepted_scalar_types(SigParam(entry.name, row, entry.direction, False))
+    return {a for a in accepted if a}
+
+
+def _expected_c_scalar(entry: SigEntry) -> Set[str]:
+    """C spellings of a scalar, synonyms folded; size_t where the signature says c_size_t."""
+    accepted = {_cuda_base(row.cuda) for row in entry.dtypes}
+    if entry.ctype == SIZE_T:
         accepted.add("size_t")
     return {a for a in accepted if a}
 
@@ -501,9 +509,9 @@ def _params(
             ]
             kept_out = [e.name for e in signature if e.direction == "out" and e.name in got]
             if dropped_inout:
-                detail = f"; JAX keeps inout parameters ({', '.join(dropped_inout)})"
+                detail = f"; {lang.title} keeps inout parameters ({', '.join(dropped_inout)})"
             elif kept_out:
-                detail = f"; JAX drops out parameters ({', '.join(kept_out)})"
+                detail = f"; {lang.title} drops out parameters ({', '.join(kept_out)})"
         report.add(
             "S002",
             where,
@@ -517,7 +525,7 @@ def _params(
         return
     for entry, param in zip(expected, parsed.params):
         _param_type(lang, entry, param, where, report)
-    if lang.key == "jax":
+    if lang.return_annotation(params) is not None:
         _jax_return(lang, parsed, where, params, report)
 
 
@@ -529,12 +537,9 @@ def _param_type(lang: Language, entry: SigEntry, param: Param, where: str, repor
         report.add("S003", where, param.line, param.col, f"'{param.name}' has no type annotation")
         return
     normalized = " ".join(written.split())
-    if lang.key == "cuda":
-        _cuda_param(entry, param, normalized, where, report)
-        return
-    if lang.key == "mojo" and entry.is_tensor:
-        _mojo_pointer(entry, param, normalized, where, report)
-        return
+    for rule in syntax_rules()["type"].get(lang.starter_syntax, ()):
+        if rule(lang, entry, param, normalized, where, report):
+            return
     if entry.is_tensor:
         accepted = {lang.tensor_type(entry.sig_param())}
     else:
@@ -556,7 +561,10 @@ def _one_of(options: Set[str]) -> str:
     return ordered[0] if len(ordered) == 1 else "one of " + ", ".join(ordered)
 
 
-def _cuda_param(entry: SigEntry, param: Param, written: str, where: str, report: Report) -> None:
+def _cuda_param(
+    lang: Language, entry: SigEntry, param: Param, written: str, where: str, report: Report
+) -> bool:
+    """Every CUDA parameter: pointer, base type and const; scalars by their C spelling."""
     pointer = "*" in written or written.endswith("]")
     base = _cuda_base(written)
     const = "const" in written.replace("*", " ").split()
@@ -570,7 +578,7 @@ def _cuda_param(entry: SigEntry, param: Param, written: str, where: str, report:
                 param.line,
                 param.col,
                 f"'{param.name}' is `{written}`; {entry.written} ({entry.direction}) is "
-                f"`{expected}` in CUDA",
+                f"`{expected}` in {lang.title}",
                 f"write `{expected} {param.name}`",
             )
         elif const != (entry.direction == "in"):
@@ -583,17 +591,19 @@ def _cuda_param(entry: SigEntry, param: Param, written: str, where: str, report:
                 + ("lacks const" if entry.direction == "in" else "is const"),
                 f"write `{expected} {param.name}`",
             )
-        return
-    accepted = _expected_scalar(BY_KEY["cuda"], entry)
+        return True
+    accepted = _expected_c_scalar(entry)
     if pointer or base not in accepted:
         report.add(
             "S003",
             where,
             param.line,
             param.col,
-            f"'{param.name}' is `{written}`; {entry.written} is {_one_of(accepted)} in CUDA",
+            f"'{param.name}' is `{written}`; {entry.written} is {_one_of(accepted)} in "
+            f"{lang.title}",
             f"write `{sorted(accepted)[0]} {param.name}`",
         )
+    return True
 
 
 _MOJO_POINTER = re.compile(r"^(\w+)\[(.*)\]$")
@@ -607,8 +617,14 @@ def mojo_pointer_parts(annotation: str) -> Optional[Tuple[str, List[str]]]:
     return match.group(1), [a for a in args if "=" not in a]
 
 
-def _mojo_pointer(entry: SigEntry, param: Param, written: str, where: str, report: Report) -> None:
-    expected = BY_KEY["mojo"].tensor_type(entry.sig_param())
+def _mojo_pointer(
+    lang: Language, entry: SigEntry, param: Param, written: str, where: str, report: Report
+) -> bool:
+    """Mojo tensors: a Pointer of the element type with a mutable origin for outputs (scalars
+    are left to the common rule)."""
+    if not entry.is_tensor:
+        return False
+    expected = lang.tensor_type(entry.sig_param())
     parts = mojo_pointer_parts(written)
     elements = {row.mojo for row in entry.dtypes}
     if parts is None or not parts[0].endswith("Pointer") or not parts[1]:
@@ -620,7 +636,7 @@ def _mojo_pointer(entry: SigEntry, param: Param, written: str, where: str, repor
             f"'{param.name}' is `{written}`; a pointer parameter is `{expected}`",
             f"write `{expected}`",
         )
-        return
+        return True
     kind, args = parts
     if args[0] not in elements:
         report.add(
@@ -628,7 +644,8 @@ def _mojo_pointer(entry: SigEntry, param: Param, written: str, where: str, repor
             where,
             param.line,
             param.col,
-            f"'{param.name}' points to {args[0]}; {entry.written} is {_one_of(elements)} in Mojo",
+            f"'{param.name}' points to {args[0]}; {entry.written} is {_one_of(elements)} in "
+            f"{lang.title}",
             f"write `{expected}`",
         )
     elif len(args) > 1 and args[1] in MOJO_IMMUTABLE_ORIGINS and entry.direction != "in":
@@ -640,10 +657,11 @@ def _mojo_pointer(entry: SigEntry, param: Param, written: str, where: str, repor
             f"'{param.name}' is {entry.direction} but its origin {args[1]} is immutable",
             f"write `{expected}`",
         )
+    return True
 
 
 def _jax_return(lang: Language, parsed: Parsed, where: str, params: list, report: Report) -> None:
-    expected = lang.extra_context(params)["return_annotation"]
+    expected = lang.return_annotation(params)
     written = parsed.return_annotation
     normalized = None
     if written is not None:
@@ -684,11 +702,11 @@ def _comments(
     named = [p for p in lang.visible(params) if p.is_tensor and lang.names_tensor(p)]
     accepted = {expected, _singular_variant(lang, expected, len(named))} - {None}
     comments = list(parsed.comments)
-    if lang.key == "jax":
+    if lang.return_comment:
         inside = [
             c
             for c in comments
-            if c.text == JAX_RETURN_COMMENT and parsed.solve_line < c.line <= parsed.body_end
+            if c.text == lang.return_comment and parsed.solve_line < c.line <= parsed.body_end
         ]
         if inside:
             comments.remove(inside[0])
@@ -698,7 +716,7 @@ def _comments(
                 where,
                 parsed.body_start,
                 1,
-                f"solve's body lacks `{JAX_RETURN_COMMENT}`",
+                f"solve's body lacks `{lang.return_comment}`",
             )
     blocks = _comment_blocks(comments)
     slot = parsed.anchor_line - 1
@@ -777,8 +795,10 @@ def _joined(block: List[Comment], lang: Language) -> str:
 
 
 def _cuda_headers(
-    parsed: Parsed, source: SourceFile, signature: List[SigEntry], report: Report
+    parsed: Parsed, source: SourceFile, signature: Optional[List[SigEntry]], report: Report
 ) -> None:
+    if not signature:
+        return
     included = set(re.findall(r"#\s*include\s*[<\"]([^>\"]+)[>\"]", source.text))
     needed: Dict[str, DType] = {}
     by_base = {}

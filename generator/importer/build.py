@@ -30,20 +30,16 @@ from generator.importer.infer import ParamInfo
 from generator.importer.report import ImportFailure, Report
 from generator.importer.trace import ChallengeLoadError, Run, Traced, load_challenge, run_cases
 from generator.importer.writer import dump_spec
+from generator.languages import LANGUAGES
 from generator.naming import DIFFICULTIES, URL_NAME_RE
 from generator.render import CORE_BASE, assertions, render_challenge, render_core
 from generator.resources import template_dir
 from generator.spec import SpecErrors, load_spec
 
 DIR_RE = re.compile(r"^(\d+)_(\w+)$")
-STARTERS = (
-    "starter.cu",
-    "starter.cute.py",
-    "starter.jax.py",
-    "starter.mojo",
-    "starter.pytorch.py",
-    "starter.triton.py",
-)
+STARTERS = tuple(lang.starter_name for lang in LANGUAGES)
+#: starters a tree may lack without that being a difference (languages newer than the tree)
+OPTIONAL_STARTERS = {lang.starter_name for lang in LANGUAGES if not lang.required_in_tree}
 _KNOWN_METHODS = set(pyast.METHODS) | {"_make"}
 
 
@@ -757,6 +753,8 @@ def _compare_files(
         original = directory / name
         generated = files[f"{rendered_dir}/{name}"]
         old = original.read_text(encoding="utf-8") if original.is_file() else None
+        if old is None and name.removeprefix("starter/") in OPTIONAL_STARTERS:
+            continue
         identical[name] = old == generated
         if name.startswith("starter/") and old != generated:
             report.note(starters.difference(name, old, generated))

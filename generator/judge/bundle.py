@@ -27,13 +27,14 @@ from typing import Callable, Dict, List, Optional, Tuple
 from generator.judge.cache import Cache, file_sha
 from generator.judge.challenge import ChallengeError, tree_root
 from generator.judge.plan import Plan, PlanChallenge, PlanJob
-from generator.judge.runner import NATIVE, Job, build, display, judge
+from generator.judge.runner import Job, build, display, judge
 from generator.judge.toolchains import (
     MOJO_RUNTIME_LIBS,
     find_mojo_runtime,
     machine_facts,
     target_for,
 )
+from generator.languages import BY_KEY
 
 RUNTIME_ARCHIVE = "mojo-runtime.tar.gz"
 
@@ -73,13 +74,14 @@ def _copy_challenge(challenge: PlanChallenge, out: Path, trees: Dict[Path, str])
 def _build_one(pj: PlanJob, plan: Plan, arch: Optional[str], cache: Cache) -> PlanJob:
     """Build (native), compile-check (CuTe, with CUTE_DSL_ARCH) or parse (Python) one job."""
     source = Path(pj.source)
-    target = target_for(pj.language, arch if pj.language in NATIVE else None)
+    adapter = BY_KEY[pj.language]
+    target = target_for(pj.language, arch if adapter.native else None)
     if not source.is_file():
         record = {"ok": False, "message": f"no such file: {display(source)}"}
         return dataclasses.replace(pj, build=record, target=target)
-    if pj.language == "cute":
+    if adapter.compiles_in_worker:
         challenge = Path(plan.challenges[pj.challenge].dir)
-        result = judge(Job(challenge, source, "cute", device="cpu", target=target), cache)
+        result = judge(Job(challenge, source, pj.language, device="cpu", target=target), cache)
         ok = result["verdict"] == "built"
         message = "" if ok else result.get("detail") or result["message"]
         if result["verdict"] == "judge_error":
@@ -91,7 +93,7 @@ def _build_one(pj: PlanJob, plan: Plan, arch: Optional[str], cache: Cache) -> Pl
     record = {"ok": outcome.ok, "message": outcome.message, "seconds": outcome.seconds}
     if outcome.toolchain_missing:
         record["toolchain_missing"] = True
-    artifact = str(outcome.artifact) if outcome.ok and pj.language in NATIVE else None
+    artifact = str(outcome.artifact) if outcome.ok and adapter.native else None
     return dataclasses.replace(pj, build=record, target=target, artifact=artifact)
 
 
@@ -140,7 +142,7 @@ def build_bundle(
             artifact = f"artifacts/{name}"
         final.append(dataclasses.replace(pj, source=str(relative_source), artifact=artifact))
 
-    if any(pj.language == "mojo" and (pj.build or {}).get("ok") for pj in final):
+    if any(BY_KEY[pj.language].bundles_runtime and (pj.build or {}).get("ok") for pj in final):
         runtime = find_mojo_runtime()
         if runtime is None:
             raise BundleError("Mojo jobs built, but the Mojo runtime libraries were not found")

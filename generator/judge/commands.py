@@ -54,7 +54,7 @@ def judge_command(
     from generator.judge.plan import case_names_from_spec
     from generator.judge.runner import Job, judge
     from generator.judge.toolchains import target_for
-    from generator.languages import for_file
+    from generator.languages import for_file, suffixes
 
     if not (challenge_dir / "challenge.py").is_file():
         raise CommandError(f"{challenge_dir}: no challenge.py here")
@@ -62,10 +62,7 @@ def judge_command(
         raise CommandError(f"{solution}: no such file")
     language = for_file(solution.name)
     if language is None:
-        raise CommandError(
-            f"{solution.name}: unknown language; name it *.cu, *.mojo, *.pytorch.py, "
-            "*.triton.py, *.jax.py or *.cute.py"
-        )
+        raise CommandError(f"{solution.name}: unknown language; name it one of {suffixes()}")
     if timeout <= 0:
         raise CommandError("--timeout must be positive")
     device = _device(device)
@@ -78,7 +75,7 @@ def judge_command(
         perf=perf,
         timeout=timeout,
         seed=seed,
-        target=target_for(language.key, arch if language.key != "cute" else None),
+        target=target_for(language.key, arch if language.native else None),
         case_names=case_names_from_spec(spec) if spec.is_file() else None,
     )
     result = judge(job, Cache(reuse=not rerun))

@@ -243,10 +243,6 @@ def plan_from_specs(
     return Plan(challenges, jobs)
 
 
-#: Languages that only build where there is no GPU (see runner.modes_for).
-BUILD_ONLY_ON_CPU = ("cuda", "mojo", "cute")
-
-
 def jobs_from_catalogue(path: Path, device: str) -> List[PlanJob]:
     """Extra files with the verdict each must get (e.g. a catalogue of hostile solutions).
 
@@ -268,7 +264,8 @@ def jobs_from_catalogue(path: Path, device: str) -> List[PlanJob]:
         if language is None:
             raise PlanError(f"{path}: {entry['file']}: unknown language")
         expect = str(entry["expect"])
-        if device == "cpu" and language.key in BUILD_ONLY_ON_CPU and expect != "build_error":
+        # languages that do not run on the CPU only build (or compile) there
+        if device == "cpu" and not language.runs_on_cpu and expect != "build_error":
             expect = "built"
         name = source.name.split(".")[0]
         jobs.append(

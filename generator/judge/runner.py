@@ -28,11 +28,7 @@ from generator.languages import BY_KEY
 from generator.languages.base import BuildError
 from generator.resources import package_fingerprint
 
-#: Languages whose artifacts are compiled ahead (everything else is imported from source).
-NATIVE = ("cuda", "mojo")
-#: Languages that can run on the CPU (Triton through its interpreter).
-CPU_RUNNABLE = ("pytorch", "jax", "triton")
-#: Largest case (total tensor elements) the Triton interpreter is given on the CPU.
+#: Largest case (total tensor elements) an interpreter (Triton's) is given on the CPU.
 INTERPRETER_MAX_ELEMENTS = 100_000
 LOG_TAIL = 3000
 
@@ -92,11 +88,9 @@ def display(path: Path) -> str:
 
 
 def toolchain_id(language: str) -> Any:
-    if language == "cuda":
-        return tool_version("nvcc")
-    if language == "mojo":
-        return tool_version("mojo")
-    return package_versions()["python"]
+    """The version of the tool that builds the language (the Python version for the others)."""
+    tool = BY_KEY[language].build_tool
+    return tool_version(tool) if tool else package_versions()["python"]
 
 
 def build_key(language: str, source: Path, target: Optional[str]) -> str:
@@ -114,7 +108,7 @@ def build_key(language: str, source: Path, target: Optional[str]) -> str:
 def build(language: str, source: Path, target: Optional[str], cache: Cache) -> BuildOutcome:
     """Compile (native) or syntax-check (Python) a source, through the build cache."""
     adapter = BY_KEY[language]
-    if language not in NATIVE:
+    if not adapter.native:
         started = time.perf_counter()
         try:
             adapter.build(source, source.parent, target)
@@ -122,8 +116,8 @@ def build(language: str, source: Path, target: Optional[str], cache: Cache) -> B
             return BuildOutcome(False, None, str(exc), time.perf_counter() - started)
         return BuildOutcome(True, source, "", time.perf_counter() - started)
     if toolchain_id(language) is None:
-        tool = "nvcc" if language == "cuda" else "mojo"
-        return BuildOutcome(False, None, f"{tool} not found", toolchain_missing=True)
+        message = f"{adapter.build_tool} not found"
+        return BuildOutcome(False, None, message, toolchain_missing=True)
     key = build_key(language, source, target)
     with cache.lock(key):
         record = cache.read_build(key)
@@ -186,7 +180,7 @@ def judge(job: Job, cache: Optional[Cache] = None) -> Dict[str, Any]:
         result = result_for(job, V.JUDGE_ERROR, outcome.message)
     elif not outcome.ok:
         result = result_for(job, V.BUILD_ERROR, first_line(outcome.message), outcome.message)
-    elif job.device == "cpu" and job.language in NATIVE:
+    elif job.device == "cpu" and BY_KEY[job.language].native:
         result = result_for(job, V.BUILT, f"compiled for {job.target}; a GPU is needed to run it")
     else:
         result = _run(job, outcome.artifact, cache)
@@ -199,7 +193,8 @@ def _build_for(job: Job, cache: Cache) -> BuildOutcome:
     if job.prebuilt_build is not None:
         record = job.prebuilt_build
         artifact = job.artifact if record.get("ok") else None
-        if record.get("ok") and job.language in NATIVE and not (artifact and artifact.is_file()):
+        native = BY_KEY[job.language].native
+        if record.get("ok") and native and not (artifact and artifact.is_file()):
             message = f"prebuilt artifact missing: {artifact}"
             return BuildOutcome(False, None, message, toolchain_missing=True)
         return BuildOutcome(
@@ -214,14 +209,15 @@ def _build_for(job: Job, cache: Cache) -> BuildOutcome:
 
 
 def modes_for(job: Job) -> List[str]:
-    if job.device == "cpu" and job.language == "cute":
+    adapter = BY_KEY[job.language]
+    if job.device == "cpu" and adapter.compiles_in_worker:
         return ["compile"]
     if job.reference:
         return ["oracle"]
     if job.mutant:
         return ["mutant"]
     modes = ["functional"] if job.functional else []
-    if job.perf and not (job.device == "cpu" and job.language == "triton"):
+    if job.perf and not (job.device == "cpu" and adapter.interpreted_on_cpu):
         modes.append("perf")
     return modes
 
@@ -261,16 +257,14 @@ def worker_env(job: Job, modes: List[str]) -> Dict[str, str]:
     if job.device == "cpu":
         env["JAX_PLATFORMS"] = "cpu"
         env["CUDA_VISIBLE_DEVICES"] = ""
-        if job.language == "triton":
-            env["TRITON_INTERPRET"] = "1"
-    if "compile" in modes and job.target:
-        env["CUTE_DSL_ARCH"] = job.target
+    env.update(BY_KEY[job.language].worker_env(job.device, job.target))
     return env
 
 
 def _run(job: Job, artifact: Path, cache: Cache) -> Dict[str, Any]:
     modes = modes_for(job)
-    if job.device == "cpu" and job.language == "triton" and job.max_case_elements is None:
+    adapter = BY_KEY[job.language]
+    if job.device == "cpu" and adapter.interpreted_on_cpu and job.max_case_elements is None:
         job = dataclasses.replace(job, max_case_elements=INTERPRETER_MAX_ELEMENTS)
     key = run_key(job, artifact, modes)
     cached = cache.read_run(key)
@@ -279,7 +273,7 @@ def _run(job: Job, artifact: Path, cache: Cache) -> Dict[str, Any]:
         return cached
     result = run_worker(job, artifact, modes)
     if job.perf and "perf" not in modes and result["verdict"] == V.PASS:
-        result["message"] += "; not timed (the Triton interpreter is no measure of speed)"
+        result["message"] += f"; not timed (the {adapter.title} interpreter is no measure of speed)"
     if result["verdict"] not in (V.TIMEOUT, V.JUDGE_ERROR):
         cache.write_run(key, result)
     return result

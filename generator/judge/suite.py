@@ -18,8 +18,9 @@ from typing import Any, Callable, Dict, List, Optional
 from generator.judge import verdicts as V
 from generator.judge.cache import Cache
 from generator.judge.plan import Plan, PlanJob
-from generator.judge.runner import CPU_RUNNABLE, Job, judge
+from generator.judge.runner import Job, judge
 from generator.judge.toolchains import target_for
+from generator.languages import BY_KEY
 
 
 @dataclass
@@ -41,7 +42,9 @@ class SuiteOptions:
 
 def to_job(pj: PlanJob, plan: Plan, options: SuiteOptions, perf_phase: bool) -> Job:
     challenge = plan.challenges[pj.challenge]
-    target = pj.target or target_for(pj.language, options.arch if pj.language != "cute" else None)
+    # --arch names the target of the natively built languages only
+    arch = options.arch if BY_KEY[pj.language].native else None
+    target = pj.target or target_for(pj.language, arch)
     solution = pj.kind == "solution" and not perf_phase
     mutant = pj.kind == "mutant" and not perf_phase
     reference = pj.kind == "reference" and not perf_phase
@@ -73,7 +76,8 @@ def to_job(pj: PlanJob, plan: Plan, options: SuiteOptions, perf_phase: bool) -> 
 
 
 def can_time(language: str, device: str) -> bool:
-    return device != "cpu" or (language in CPU_RUNNABLE and language != "triton")
+    adapter = BY_KEY[language]
+    return device != "cpu" or (adapter.runs_on_cpu and not adapter.interpreted_on_cpu)
 
 
 def run_plan(plan: Plan, options: SuiteOptions, cache: Cache) -> List[Dict[str, Any]]:

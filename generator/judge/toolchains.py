@@ -13,31 +13,20 @@ import os
 import platform
 import shutil
 import subprocess
-import sys
-from pathlib import Path
 from typing import Dict, List, Optional
 
-#: Build targets used when no GPU is visible (what the H200 needs).
-DEFAULT_TARGETS = {"cuda": "sm_90", "mojo": "sm_90", "cute": "sm_90a"}
-PACKAGES = (
-    "torch",
-    "triton",
-    "jax",
-    "jaxlib",
-    "nvidia-cutlass-dsl",
-    "mojo",
-    "max-core",
-    "numpy",
-    "liger-kernel",  # a baseline's library; on PYTHONPATH where it is not installed
+from generator.languages import BY_KEY, packages
+from generator.toolchain.tools import (  # noqa: F401 - the judge's names for them
+    MOJO_ENV,
+    MOJO_RUNTIME_LIBS,
+    executable,
+    find_mojo_runtime,
+    tool_version,
 )
-MOJO_ENV = {"MODULAR_CRASH_REPORTING_ENABLED": "false", "MODULAR_TELEMETRY_ENABLED": "0"}
-#: The Mojo runtime a built .so needs, in an order where each library's dependencies come first.
-MOJO_RUNTIME_LIBS = (
-    "libMSupportGlobals.so",
-    "libAsyncRTRuntimeGlobals.so",
-    "libKGENCompilerRTShared.so",
-    "libAsyncRTMojoBindings.so",
-    "libNVPTX.so",
+
+#: every language's distributions, then what the judge and the baselines use besides
+PACKAGES = tuple(
+    packages() + ["numpy", "liger-kernel"]  # liger: a baseline's library, maybe on PYTHONPATH
 )
 
 
@@ -60,39 +49,6 @@ def package_versions() -> Dict[str, Optional[str]]:
     versions = {name: package_version(name) for name in PACKAGES}
     versions["python"] = platform.python_version()
     return versions
-
-
-def _first_line_with(output: str, needle: str) -> str:
-    lines = [line.strip() for line in output.splitlines() if line.strip()]
-    picked = [line for line in lines if needle in line.lower()]
-    return (picked or lines or ["unknown"])[-1]
-
-
-@functools.lru_cache(maxsize=None)
-def tool_version(tool: str) -> Optional[str]:
-    """`nvcc` and `mojo` versions as they print them; None when the tool is missing."""
-    exe = executable(tool)
-    if exe is None:
-        return None
-    try:
-        done = subprocess.run(
-            [exe, "--version"],
-            capture_output=True,
-            text=True,
-            timeout=120,
-            env={**os.environ, **MOJO_ENV},
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return _first_line_with(done.stdout + done.stderr, "release" if tool == "nvcc" else "mojo")
-
-
-def executable(tool: str) -> Optional[str]:
-    """A tool on PATH, or installed beside this Python (an unactivated virtual environment)."""
-    beside = Path(sys.executable).parent / tool
-    if beside.is_file() and os.access(beside, os.X_OK):
-        return str(beside)
-    return shutil.which(tool)
 
 
 @functools.lru_cache(maxsize=None)
@@ -130,34 +86,17 @@ def default_device() -> str:
 
 def target_for(language: str, override: Optional[str] = None) -> Optional[str]:
     """The architecture a language is built for: the option, else the visible GPU's, else the
-    H200's. Python languages other than CuTe have none."""
-    if language not in DEFAULT_TARGETS:
+    language's default (the H200's). Languages built for no architecture have none."""
+    adapter = BY_KEY[language]
+    if adapter.default_target is None:
         return None
     if override:
         return override
     visible = gpus()
     if visible:
         major, _, minor = visible[0]["compute_cap"].partition(".")
-        arch = f"sm_{major}{minor or '0'}"
-        # CuTe DSL wants the architecture-specific variant on Hopper and later (sm_90a, sm_100a).
-        if language == "cute" and int(major) >= 9:
-            arch += "a"
-        return arch
-    return DEFAULT_TARGETS[language]
-
-
-def find_mojo_runtime() -> Optional[Path]:
-    """The folder holding the Mojo runtime (modular/lib in site-packages), or CHGEN_MOJO_RUNTIME."""
-    candidates = []
-    if os.environ.get("CHGEN_MOJO_RUNTIME"):
-        candidates.append(Path(os.environ["CHGEN_MOJO_RUNTIME"]))
-    for entry in sys.path:
-        if entry:
-            candidates.append(Path(entry) / "modular" / "lib")
-    for folder in candidates:
-        if all((folder / name).is_file() for name in MOJO_RUNTIME_LIBS):
-            return folder
-    return None
+        return adapter.target_for_gpu(int(major), int(minor or "0"))
+    return adapter.default_target
 
 
 def machine_facts() -> Dict[str, object]:

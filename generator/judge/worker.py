@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import json
 import os
-import site
 import sys
 import time
 import traceback
@@ -33,8 +32,6 @@ from typing import Any, Dict, List, Optional
 from generator.judge import verdicts as V
 
 MAX_DETAIL = 6000
-#: Languages whose work runs on streams of their own: timed with the device idle after the flush.
-OWN_STREAMS = ("jax", "mojo")
 
 
 class ResultFile:
@@ -151,8 +148,7 @@ class Judge:
 
     # ---------------------------------------------------------------------------- loading
     def load(self) -> Any:
-        from generator.judge.bindings import CannotJudge
-        from generator.languages.base import BuildError
+        from generator.toolchain.errors import BuildError, CannotJudge
 
         self._check_arch()
         artifact = Path(self.job["artifact"])
@@ -169,7 +165,7 @@ class Judge:
 
     def _check_arch(self) -> None:
         target = self.job.get("target")
-        if not target or self.language.key not in ("cuda", "mojo"):
+        if not target or not self.language.native:
             return
         if not self.device.startswith("cuda"):
             return
@@ -190,8 +186,7 @@ class Judge:
         return {p.name: copies[p.name] for p in self.params if p.is_tensor and p.direction != "in"}
 
     def call(self, solution: Any, values: Dict[str, Any]) -> None:
-        from generator.judge.bindings import CannotJudge, ReturnMismatch
-        from generator.languages.base import BuildError
+        from generator.toolchain.errors import BuildError, CannotJudge, ReturnMismatch
 
         try:
             self.language.call(solution, self.params, values)
@@ -453,17 +448,17 @@ class Judge:
                 raise
 
     def compile_only(self, solution: Any) -> None:
-        """CuTe without a GPU: cute.compile on the example's (CPU) tensors, nothing is run."""
-        from generator.judge.bindings import CannotJudge
+        """Without a GPU: compiled for the target on the example's (CPU) tensors, nothing is
+        run (CuTe DSL, TileLang)."""
         from generator.judge.cases import example_and_functional
         from generator.judge.guard import GuardedArgs
-        from generator.languages.base import BuildError
+        from generator.toolchain.errors import BuildError, CannotJudge
 
         self.result.progress("compile", self.timeout, "example")
         case = example_and_functional(self.challenge, self.params, self.seed)[0]
         guarded = GuardedArgs(self.params, case.values, self.seed, self.band)
         try:
-            solution.bind(self.params, guarded.values)
+            self.language.compile_only(solution, self.params, guarded.values)
         except BuildError as exc:
             raise Stop(V.BUILD_ERROR, _first_line(exc), str(exc)) from None
         except CannotJudge as exc:
@@ -494,7 +489,7 @@ class Judge:
 
         try:
             bound = solution.bind(self.params, guarded.values)
-            isolate = self.language.key in OWN_STREAMS
+            isolate = self.language.own_streams
             report = time_solution(
                 bound.run, self.device, options, min_bytes, isolate, restore if inouts else None
             )
@@ -535,9 +530,10 @@ def report_detail(report: Any) -> str:
 
 def prepare_environment(job: Dict[str, Any]) -> None:
     """Site folders and variables that must exist before the toolchains are imported."""
+    from generator.languages import BY_KEY
+
     sys.dont_write_bytecode = True
-    if job["language"] == "cute" and os.environ.get("CHGEN_CUTE_SITE"):
-        site.addsitedir(os.environ["CHGEN_CUTE_SITE"])
+    BY_KEY[job["language"]].prepare_worker()
     if job.get("mojo_runtime"):
         os.environ["CHGEN_MOJO_RUNTIME"] = job["mojo_runtime"]
 

@@ -1,18 +1,21 @@
 """What every language adapter provides.
 
-An adapter knows one language's file name, starter template, type spellings (from the dtype
-table), formatter, and — for the judge — how to build a source file and call the result. Adding
-a language is one subclass, one template under templates/starter/ and one column in
-generator/dtypes.py.
+An adapter is the one home of every fact about its language: the spelling side (file name,
+template, type spellings from the dtype table, comment, formatter, starter tab and lexer, kernel
+scaffolds, the parser `chgen check` reads its starters with) and the toolchain side (build, load,
+call, where it runs, its target and the tool whose version keys its builds). Everything else asks
+the registry (generator/languages/__init__.py), never a language's key. Adding a language is one
+subclass, one template under templates/starter/ and one column in generator/dtypes.py.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar, Dict, List, Optional, Sequence
+from typing import Any, ClassVar, Dict, List, Optional, Sequence, Set
 
 from generator.dtypes import DType, lookup
+from generator.toolchain.errors import BuildError
 
 
 @dataclass(frozen=True)
@@ -50,6 +53,45 @@ class Language:
     easy_suffix: ClassVar[tuple] = ("", "")
     formatter: ClassVar[str]  # name of a function in generator.formatting
     drops_outputs: ClassVar[bool] = False  # JAX returns outputs instead of writing them
+    #: `declarations` joins full C declarations (`const float* x`) instead of `name: type`
+    c_declarations: ClassVar[bool] = False
+    #: the comment inside solve's body of a language that returns its outputs
+    return_comment: ClassVar[Optional[str]] = None
+
+    # ---- the starter as `chgen check` and `chgen preview` see it
+    #: the parser that reads its starters (a key of generator.checks.starters.PARSERS)
+    starter_syntax: ClassVar[str] = "python"
+    #: what an empty solve body holds
+    empty_body: ClassVar[str] = "pass"
+    #: easy starters carry a kernel stub and launch code
+    scaffolded: ClassVar[bool] = False
+    #: decorators that mark a kernel in a Python starter
+    kernel_decorators: ClassVar[tuple] = ()
+    #: a challenge tree must hold this starter (see TileLang for one that need not)
+    required_in_tree: ClassVar[bool] = True
+    #: the preview's tab: its place among the tabs (the platform's order) and Pygments lexer
+    tab_order: ClassVar[int]
+    lexer: ClassVar[str] = "python"
+
+    # ---- the toolchain as the judge sees it
+    #: built ahead into a shared library whose C `solve` is called through ctypes
+    native: ClassVar[bool] = False
+    #: runs on a machine without a GPU (everything else only builds or compiles there)
+    runs_on_cpu: ClassVar[bool] = False
+    #: on the CPU it runs through an interpreter: small cases only, and never timed
+    interpreted_on_cpu: ClassVar[bool] = False
+    #: on the CPU the worker compiles it for the target without running it (a compile-check)
+    compiles_in_worker: ClassVar[bool] = False
+    #: its work runs on streams of its own: timed with the device idle after the L2 flush
+    own_streams: ClassVar[bool] = False
+    #: the architecture it is built for without a visible GPU; None: built for none
+    default_target: ClassVar[Optional[str]] = None
+    #: the compiler whose version keys its builds (None: the Python version does)
+    build_tool: ClassVar[Optional[str]] = None
+    #: distributions whose versions key its runs and head the reports
+    packages: ClassVar[tuple] = ()
+    #: its built libraries need a runtime of the language's own where they run (bundled)
+    bundles_runtime: ClassVar[bool] = False
 
     @property
     def starter_name(self) -> str:
@@ -90,6 +132,20 @@ class Language:
             text += self.easy_suffix[0 if len(names) == 1 else 1]
         return f"{self.comment_prefix} {text}"
 
+    def declaration(self, p: StarterParam) -> str:
+        """One parameter of solve as the starter declares it."""
+        if self.c_declarations:
+            return p.annotation
+        return f"{p.name}: {p.annotation}"
+
+    def return_annotation(self, params: Sequence[SigParam]) -> Optional[str]:
+        """What solve is annotated to return; None for languages that write outputs in place."""
+        return None
+
+    def accepted_scalar_types(self, p: SigParam) -> Set[str]:
+        """The spellings `chgen check` accepts for a scalar parameter of this dtype."""
+        return {self.scalar_type(p)}
+
     def names_tensor(self, p: SigParam) -> bool:
         """JAX names only the tensors it receives; everyone else names every tensor."""
         return True
@@ -98,6 +154,17 @@ class Language:
         return {}
 
     # ------------------------------------------------------------------ judging
+    def target_for_gpu(self, major: int, minor: int) -> str:
+        """The architecture to build for on a visible GPU of this compute capability."""
+        return f"sm_{major}{minor}"
+
+    def worker_env(self, device: str, target: Optional[str]) -> Dict[str, str]:
+        """Variables the judge's worker needs before the language is imported."""
+        return {}
+
+    def prepare_worker(self) -> None:
+        """Site folders the worker must add before the language is imported."""
+
     def build(self, source: Path, workdir: Path, target: Optional[str]) -> Path:
         """Turn a source file into something `load` accepts; raise BuildError on failure."""
         raise NotImplementedError
@@ -112,6 +179,10 @@ class Language:
         bound.run()
         bound.finish()
 
+    def compile_only(self, solve: Any, params: Sequence[SigParam], values: Dict[str, Any]) -> None:
+        """Compile a loaded solution for the target on `values` without running it (only for
+        languages that `compiles_in_worker`); raise BuildError when it does not compile."""
+        raise NotImplementedError
 
-class BuildError(Exception):
-    """A toolchain rejected the source; the message is the toolchain's own output."""
+
+__all__ = ["BuildError", "Language", "SigParam", "StarterParam"]

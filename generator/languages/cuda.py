@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import re
-import subprocess
 from pathlib import Path
 from typing import Any, Dict, Optional, Sequence
 
-from generator.languages.base import BuildError, Language, SigParam
+from generator.languages.base import Language, SigParam
 
 
 class Cuda(Language):
@@ -19,6 +17,15 @@ class Cuda(Language):
     noun = ("device pointer", "device pointers")
     easy_suffix = (" (i.e. pointer to memory on the GPU)", " (i.e. pointers to memory on the GPU)")
     formatter = "clang_format"
+    c_declarations = True
+    starter_syntax = "c"
+    empty_body = "{}"
+    scaffolded = True
+    tab_order = 0
+    lexer = "cuda"
+    native = True
+    default_target = "sm_90"
+    build_tool = "nvcc"
 
     def tensor_type(self, p: SigParam) -> str:
         const = "const " if p.direction == "in" else ""
@@ -34,38 +41,18 @@ class Cuda(Language):
     # ------------------------------------------------------------------ judging
     def build(self, source: Path, workdir: Path, target: Optional[str]) -> Path:
         """nvcc to a shared library for one architecture (SASS plus PTX for newer GPUs)."""
-        from generator.judge.toolchains import DEFAULT_TARGETS, executable
+        from generator.toolchain.tools import executable, run_build
 
         nvcc = executable("nvcc")
         if nvcc is None:
             raise FileNotFoundError("nvcc not found on PATH")
         out = workdir / "solution.so"
-        arch = target or DEFAULT_TARGETS["cuda"]
+        arch = target or self.default_target
         command = [nvcc, "-O3", f"-arch={arch}", "-std=c++17", "-shared", "-Xcompiler", "-fPIC"]
         run_build(command + ["-o", str(out), str(source.resolve())], source, workdir)
         return out
 
     def load(self, artifact: Path, params: Sequence[SigParam]) -> Any:
-        from generator.judge.bindings import NativeSolve
+        from generator.toolchain.bindings import NativeSolve
 
         return NativeSolve(artifact, params)
-
-
-def run_build(command: list, source: Path, workdir: Path, env: Optional[dict] = None) -> None:
-    """Run a compiler in `workdir`; its own output becomes the BuildError message, with the
-    source's folder left out of paths (the message is cached by content, not by location)."""
-    try:
-        done = subprocess.run(
-            command, capture_output=True, text=True, timeout=900, env=env, cwd=str(workdir)
-        )
-    except subprocess.TimeoutExpired:
-        raise BuildError(f"{Path(command[0]).name} ran for more than 900 s") from None
-    if done.returncode != 0:
-        output = strip_ansi(done.stderr + done.stdout)
-        for folder in (workdir, source.resolve().parent, Path(command[0]).parent):
-            output = output.replace(str(folder) + "/", "")
-        raise BuildError(output.strip() or f"{Path(command[0]).name} exited {done.returncode}")
-
-
-def strip_ansi(text: str) -> str:
-    return re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", text)

@@ -16,6 +16,12 @@ class Jax(Language):
     noun = ("tensor on device", "tensors on device")
     formatter = "python_format"
     drops_outputs = True
+    # the public set writes the singular even for several outputs
+    return_comment = "# return output tensor directly"
+    tab_order = 3
+    runs_on_cpu = True
+    own_streams = True
+    packages = ("jax", "jaxlib")
 
     def tensor_type(self, p: SigParam) -> str:
         return "jax.Array"
@@ -26,26 +32,26 @@ class Jax(Language):
     def names_tensor(self, p: SigParam) -> bool:
         return p.direction != "out"
 
-    def extra_context(self, params: Sequence[SigParam]) -> Dict[str, Any]:
+    def return_annotation(self, params: Sequence[SigParam]) -> Optional[str]:
         returned = [p for p in params if p.is_tensor and p.direction != "in"]
         if len(returned) == 1:
-            annotation = "jax.Array"
-        else:
-            annotation = f"tuple[{', '.join('jax.Array' for _ in returned)}]"
-        # the public set writes the singular even for several outputs
+            return "jax.Array"
+        return f"tuple[{', '.join('jax.Array' for _ in returned)}]"
+
+    def extra_context(self, params: Sequence[SigParam]) -> Dict[str, Any]:
         return {
-            "return_annotation": annotation,
-            "return_comment": "# return output tensor directly",
+            "return_annotation": self.return_annotation(params),
+            "return_comment": self.return_comment,
         }
 
     # ------------------------------------------------------------------ judging
     def build(self, source: Path, workdir: Path, target: Optional[str]) -> Path:
-        from generator.judge.bindings import check_python_source
+        from generator.toolchain.bindings import check_python_source
 
         return check_python_source(source)
 
     def load(self, artifact: Path, params: Sequence[SigParam]) -> Any:
-        from generator.judge.bindings import JaxSolve, import_file, require_module, solve_of
+        from generator.toolchain.bindings import JaxSolve, import_file, require_module, solve_of
 
         require_module("jax", "pip install jax")
         return JaxSolve(solve_of(import_file(artifact), artifact))

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any, Optional, Sequence
 
 from generator.languages.base import Language, SigParam
-from generator.languages.cuda import run_build
 
 
 class Mojo(Language):
@@ -19,6 +18,17 @@ class Mojo(Language):
     noun = ("device pointer", "device pointers")
     easy_suffix = (" (i.e. pointer to memory on the GPU)", " (i.e. pointers to memory on the GPU)")
     formatter = "mojo_format"
+    starter_syntax = "mojo"
+    scaffolded = True
+    tab_order = 5
+    lexer = "mojo"
+    native = True
+    own_streams = True
+    default_target = "sm_90"
+    build_tool = "mojo"
+    packages = ("mojo", "max-core")
+    #: a built library needs the Mojo runtime beside it where it runs (bundled by --build-only)
+    bundles_runtime = True
 
     def tensor_type(self, p: SigParam) -> str:
         # Untracked origins are the ones documented for memory the caller owns; Imm for inputs
@@ -34,7 +44,7 @@ class Mojo(Language):
         """`mojo build --emit shared-lib --target-accelerator ARCH`: cross-builds without a GPU.
 
         The link step runs `cc`; crash reporting and telemetry are off (no network)."""
-        from generator.judge.toolchains import DEFAULT_TARGETS, MOJO_ENV, executable
+        from generator.toolchain.tools import MOJO_ENV, executable, run_build
 
         mojo = executable("mojo")
         if mojo is None:
@@ -42,7 +52,7 @@ class Mojo(Language):
         if shutil.which("cc") is None:
             raise FileNotFoundError("mojo build links with 'cc': no C compiler on PATH")
         out = workdir / "solution.so"
-        arch = target or DEFAULT_TARGETS["mojo"]
+        arch = target or self.default_target
         command = [mojo, "build", "--emit", "shared-lib", "--target-accelerator", arch]
         env = {**os.environ, **MOJO_ENV}
         run_build(command + [str(source.resolve()), "-o", str(out)], source, workdir, env)
@@ -51,7 +61,7 @@ class Mojo(Language):
     def load(self, artifact: Path, params: Sequence[SigParam]) -> Any:
         """The runtime libraries are loaded first (RTLD_GLOBAL), so the .so resolves them by
         soname wherever it was built."""
-        from generator.judge.bindings import (
+        from generator.toolchain.bindings import (
             NativeSolve,
             mojo_runtime_from_env,
             preload_mojo_runtime,

@@ -14,6 +14,9 @@ class PyTorch(Language):
     suffix = ".pytorch.py"
     template = "starter/pytorch.py.j2"
     formatter = "python_format"
+    tab_order = 1
+    runs_on_cpu = True
+    packages = ("torch",)
 
     def tensor_type(self, p: SigParam) -> str:
         return "torch.Tensor"
@@ -24,11 +27,11 @@ class PyTorch(Language):
     # ------------------------------------------------------------------ judging
     def build(self, source: Path, workdir: Path, target: Optional[str]) -> Path:
         """Nothing to compile: the file must parse, and is imported as it is."""
-        from generator.judge.bindings import check_python_source
+        from generator.toolchain.bindings import check_python_source
 
         return check_python_source(source)
 
     def load(self, artifact: Path, params: Sequence[SigParam]) -> Any:
-        from generator.judge.bindings import PythonSolve, import_file, solve_of
+        from generator.toolchain.bindings import PythonSolve, import_file, solve_of
 
         return PythonSolve(solve_of(import_file(artifact), artifact))

@@ -21,6 +21,7 @@ from generator.judge.plan import (
 )
 from generator.judge.runner import Job, build, build_key, judge
 from generator.judge.toolchains import MOJO_RUNTIME_LIBS
+from generator.languages import LANGUAGES
 from tests.judge.common import CHALLENGE_142, FIXTURES, HOSTILE, KEY_142, ROOT
 
 SOLUTIONS = FIXTURES / "solutions"
@@ -34,7 +35,7 @@ def test_plan_for_142_lists_starters_solutions_and_baselines(tmp_path):
     assert challenge.min_bytes == 3 * 16384 * 4096 * 4
     assert challenge.case_names[:2] == ["single_element", "example"]
     kinds = [j.kind for j in plan.jobs]
-    assert kinds.count("starter") == 6 and kinds.count("solution") == 3
+    assert kinds.count("starter") == len(LANGUAGES) and kinds.count("solution") == 3
     baselines = [j for j in plan.jobs if j.kind == "baseline"]
     assert len(baselines) == 3 and all(not j.functional and j.perf for j in baselines)
     assert Path(baselines[0].source).read_text().startswith("import torch")
@@ -153,10 +154,10 @@ def test_native_libraries_load_with_a_moved_mojo_runtime(tmp_path, judge_cache):
     import ctypes
     import shutil
 
-    from generator.judge.bindings import NativeSolve, preload_mojo_runtime
     from generator.judge.challenge import load_challenge
     from generator.judge.signature import params_from_signature
     from generator.judge.toolchains import find_mojo_runtime
+    from generator.toolchain.bindings import NativeSolve, preload_mojo_runtime
 
     moved = tmp_path / "runtime"
     moved.mkdir()

@@ -14,21 +14,15 @@ import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence
 
-from generator.judge.toolchains import MOJO_RUNTIME_LIBS, find_mojo_runtime
-from generator.languages.base import BuildError, SigParam
+from generator.toolchain.errors import BuildError, CannotJudge, ReturnMismatch
+from generator.toolchain.tools import MOJO_RUNTIME_LIBS, find_mojo_runtime
+
+if TYPE_CHECKING:
+    from generator.languages.base import SigParam
 
 _modules = itertools.count()
-
-
-class ReturnMismatch(Exception):
-    """A JAX solve returned the wrong number, shape or kind of arrays: a wrong answer."""
-
-
-class CannotJudge(RuntimeError):
-    """This machine lacks what a language needs at run time, or the challenge passes something the
-    language cannot take: the judge's problem, not a verdict on the solution."""
 
 
 def require_module(name: str, hint: str) -> None:
