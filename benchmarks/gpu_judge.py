@@ -10,9 +10,12 @@ fixture, into one folder with the Mojo runtime; it prints the folder's size.
 
 Step 2, on the GPU machine (torch, triton, jax; no mojo, no pydantic needed; the CuTe DSL
 installed into a folder named by CHGEN_CUTE_SITE; Liger-Kernel, for its baseline, importable
-through PYTHONPATH, which the workers inherit), from the repository root:
+through PYTHONPATH, which the workers inherit; TileLang and its needs likewise), from the
+repository root, after installing the checkout itself (offline, no dependencies: it registers
+the package data, the templates, whose bytes key the judge's cache):
 
-    CHGEN_CUTE_SITE=/path/to/cute-site PYTHONPATH=/path/to/liger-site \
+    python -m pip install --no-deps --no-build-isolation --no-index -e .
+    CHGEN_CUTE_SITE=/path/to/cute-site PYTHONPATH=/path/to/liger-site:/path/to/tilelang-site \
         python benchmarks/gpu_judge.py run --prebuilt build/gpu-bundle
 
 It runs every job: correctness in parallel workers (every solution on seeds 0-4, the mutants on

@@ -27,27 +27,15 @@ sys.path.insert(0, str(ROOT))
 
 from generator.judge import verdicts as V  # noqa: E402
 from generator.judge.proofs import markdown_proofs  # noqa: E402
+from generator.languages import BY_KEY  # noqa: E402
+from generator.languages import packages as language_packages  # noqa: E402
 
 VARIANTS = ("naive", "optimized")
-#: Package versions worth recording, in the order the files list them.
-VERSION_KEYS = (
-    "python",
-    "torch",
-    "triton",
-    "jax",
-    "jaxlib",
-    "nvidia-cutlass-dsl",
-    "liger-kernel",
-    "numpy",
+#: Package versions worth recording, in the order the files list them: the judge's own, then every
+#: language's distributions (from the adapters), then the baselines' libraries.
+VERSION_KEYS = tuple(
+    dict.fromkeys(["python", "torch", "jaxlib", *language_packages(), "liger-kernel", "numpy"])
 )
-LANGUAGE_TITLES = {
-    "cuda": "CUDA",
-    "mojo": "Mojo",
-    "triton": "Triton",
-    "pytorch": "PyTorch",
-    "jax": "JAX",
-    "cute": "CuTe DSL",
-}
 
 
 def tag_for(gpu: Optional[str]) -> str:
@@ -71,7 +59,8 @@ def _variant(row: Dict[str, Any]) -> Optional[str]:
 def _entry(row: Dict[str, Any]) -> Dict[str, Any]:
     perf = row.get("perf") or {}
     variant = _variant(row)
-    title = LANGUAGE_TITLES.get(row["language"], row["language"])
+    language = BY_KEY.get(row["language"])
+    title = language.title if language else row["language"]
     return {
         "name": row["name"] if variant == "baseline" else f"{title} {variant}",
         "language": row["language"],

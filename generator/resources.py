@@ -24,7 +24,10 @@ def template_dir() -> Path:
     for location in locations:
         if (Path(location) / "challenge.py.j2").is_file():
             return Path(location)
-    raise RuntimeError(f"chgen's templates ({TEMPLATE_PACKAGE}) are not installed: reinstall chgen")
+    raise RuntimeError(
+        f"chgen's templates ({TEMPLATE_PACKAGE}) are not installed: install chgen "
+        "(in a checkout: pip install --no-deps -e .)"
+    )
 
 
 PACKAGE_DIR = Path(__file__).resolve().parent

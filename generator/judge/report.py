@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 from generator.judge import verdicts as V
+from generator.languages import LANGUAGES
 
 COLUMNS = (
     "Challenge",
@@ -94,6 +95,12 @@ def print_table(rows: List[Dict[str, Any]], console: Any, title: str = "") -> No
             console.print(f"{mark} {row['id']}: {row['verdict']}: {row['message']}", markup=False)
 
 
+def _versions_of(lang: Any, packages: Dict[str, Any]) -> str:
+    """The language's own distributions that the run saw (torch is listed once, on its own)."""
+    found = [(name, packages.get(name)) for name in lang.packages if name != "torch"]
+    return ", ".join(f"{name} {version}" for name, version in found if version)
+
+
 def markdown(report: Dict[str, Any]) -> str:
     meta = report.get("meta", {})
     machine = meta.get("machine", {})
@@ -107,9 +114,7 @@ def markdown(report: Dict[str, Any]) -> str:
         ("nvcc", machine.get("nvcc")),
         ("Python", packages.get("python")),
         ("torch", packages.get("torch")),
-        ("triton", packages.get("triton")),
-        ("jax", packages.get("jax")),
-        ("CuTe DSL", meta.get("cute_dsl") or packages.get("nvidia-cutlass-dsl")),
+        *((lang.title, _versions_of(lang, packages)) for lang in LANGUAGES),
         ("Mojo (build)", meta.get("mojo_build")),
         ("Copy bandwidth", meta.get("copy_gbps") and f"{meta['copy_gbps']:.0f} GB/s"),
     ]
