@@ -123,3 +123,13 @@ def test_every_adapter_is_complete() -> None:
             assert lang.build_tool, lang.key
         if lang.interpreted_on_cpu:
             assert lang.runs_on_cpu, lang.key
+
+
+def test_every_adapter_module_is_registered_once() -> None:
+    """Adding a language is adding its module: the registry finds one adapter in every module of
+    generator/languages/ but base, and in no other place."""
+    folder = PACKAGE / "languages"
+    expected = sorted(p.stem for p in folder.glob("*.py") if p.stem not in ("__init__", "base"))
+    registered = sorted(type(lang).__module__.rsplit(".", 1)[1] for lang in LANGUAGES)
+    assert registered == expected
+    assert [lang.key for lang in LANGUAGES] == sorted(BY_KEY)

@@ -6,18 +6,32 @@ compares a language's key.
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 from typing import Dict, List, Optional
 
 from generator.languages.base import BuildError, Language, SigParam, StarterParam
-from generator.languages.cuda import Cuda
-from generator.languages.cute import Cute
-from generator.languages.jax import Jax
-from generator.languages.mojo import Mojo
-from generator.languages.pytorch import PyTorch
-from generator.languages.tilelang import TileLang
-from generator.languages.triton import Triton
 
-LANGUAGES: List[Language] = [Cuda(), Cute(), Jax(), Mojo(), PyTorch(), TileLang(), Triton()]
+
+def _discover() -> List[Language]:
+    """One instance of each adapter: every module of this package but `base` defines one
+    Language subclass with its own `key`, so adding a language is adding its module — nothing
+    here names it. Sorted by key, so the order never depends on the file system."""
+    found: Dict[str, Language] = {}
+    for info in pkgutil.iter_modules(__path__):
+        if info.name == "base":
+            continue
+        module = importlib.import_module(f"{__name__}.{info.name}")
+        for value in vars(module).values():
+            defined_here = isinstance(value, type) and value.__module__ == module.__name__
+            if defined_here and issubclass(value, Language) and "key" in vars(value):
+                if value.key in found:
+                    raise RuntimeError(f"two language adapters use the key {value.key!r}")
+                found[value.key] = value()
+    return [found[key] for key in sorted(found)]
+
+
+LANGUAGES: List[Language] = _discover()
 BY_KEY: Dict[str, Language] = {lang.key: lang for lang in LANGUAGES}
 #: the preview's tabs, in the order the platform lists the languages
 IN_TAB_ORDER: List[Language] = sorted(LANGUAGES, key=lambda lang: lang.tab_order)
