@@ -15,6 +15,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from generator.languages import LANGUAGES
 from generator.render import render_challenge
 from generator.spec import SpecErrors, load_spec_text
 from tests.conftest import SPEC_142
@@ -136,7 +137,8 @@ def check(text: str, render: bool = False) -> bool:
         return False
     if render:
         files = render_challenge(loaded)
-        assert len(files) == 8 and all(text.endswith("\n") for text in files.values())
+        assert len(files) == 2 + len(LANGUAGES)
+        assert all(text.endswith("\n") for text in files.values())
     return True
 
 
