@@ -370,7 +370,7 @@ def challenge_html_context(loaded: LoadedSpec) -> ChallengeHtmlContext:
     perf_sizes = [
         (p.name, int(spec.performance.scalars[p.name]))
         for p in spec.signature
-        if not p.is_tensor and p.dtype == "int32"
+        if not p.is_tensor and lookup(p.dtype).is_size
     ]
     return ChallengeHtmlContext(
         description=spec.description.strip(),

@@ -48,7 +48,7 @@ def test_the_142_spec_loads():
             "float33",
             "tensor dtype 'float33' is unknown",
         ),
-        ("{name: dy,", "{name: out,", "name: out,", "Mojo keyword"),
+        ("{name: dy,", "{name: lambda,", "name: lambda,", "a Python keyword"),
         ("slug: rms_norm_backward", "slug: RMS-Norm", "slug:", "slug"),
         ("difficulty: medium", "difficulty: mediums", "difficulty:", "difficulty"),
         ("    scalars: {N: 37, C: 1}", "    scalars: {N: 37, C: 1.5}", "C: 1.5", "'C' is int32"),

@@ -626,7 +626,9 @@ def _check_performance_bullet(
     params: List[ParamInfo], perf_case: _Case, page: page_reader.Page, report: Report
 ) -> None:
     shown = {
-        p.name: perf_case.scalars[p.name] for p in params if p.dtype == "int32" and not p.is_tensor
+        p.name: perf_case.scalars[p.name]
+        for p in params
+        if not p.is_tensor and lookup(p.dtype).is_size
     }
     if page.performance and page.performance != shown:
         report.note(

@@ -29,6 +29,15 @@ class Mojo(Language):
     packages = ("mojo", "max-core")
     #: a built library needs the Mojo runtime beside it where it runs (bundled by --build-only)
     bundles_runtime = True
+    #: parse error "expected argument name" in Mojo 1.2, even in backticks (`` `out` `` parses as
+    #: the `out` convention): a parameter so named is written `out_`
+    keywords = frozenset(
+        {
+            "out", "ref", "mut", "var", "def", "fn", "struct", "trait", "deinit", "comptime",
+            "imm", "read", "in", "is", "not", "and", "or", "with", "owned", "inout", "borrowed",
+            "alias", "let", "raises", "capturing", "self", "Self",
+        }
+    )  # fmt: skip
 
     def tensor_type(self, p: SigParam) -> str:
         # Untracked origins are the ones documented for memory the caller owns; Imm for inputs

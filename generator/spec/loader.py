@@ -230,10 +230,11 @@ def _validate_signature(view: SignatureView) -> Iterable[Issue]:
     for i, p in enumerate(view.spec.signature):
         for j, dim in enumerate(p.shape or []):
             size = view.params.get(dim) if isinstance(dim, str) else None
-            if isinstance(dim, str) and (size is None or size.is_tensor or size.dtype != "int32"):
+            if isinstance(dim, str) and (size is None or size.is_tensor or not _is_size(size)):
                 yield (
                     ("signature", i, "shape", j),
-                    f"shape of {p.name!r} names {dim!r}, which is not an int32 scalar parameter",
+                    f"shape of {p.name!r} names {dim!r}, which is not a size (an int32 or "
+                    "size_t scalar parameter)",
                     "add it to the signature or use a number",
                 )
 
@@ -334,8 +335,8 @@ def _validate_scaffold(view: SignatureView) -> Iterable[Issue]:
     if not IDENT_RE.match(spec.scaffold.kernel):
         yield ("scaffold", "kernel"), "kernel name must be an identifier", ""
     for j, name in enumerate(spec.scaffold.grid):
-        if name not in params or params[name].is_tensor or params[name].dtype != "int32":
-            yield ("scaffold", "grid", j), f"{name!r} is not an int32 size parameter", ""
+        if name not in params or params[name].is_tensor or not _is_size(params[name]):
+            yield ("scaffold", "grid", j), f"{name!r} is not a size parameter (int32 or size_t)", ""
     if spec.difficulty != "easy":
         yield ("scaffold",), "only easy challenges have a scaffold; medium/hard start empty", ""
 
@@ -354,6 +355,16 @@ SECTION_VALIDATORS: Tuple[Callable[[SignatureView], Iterable[Issue]], ...] = (
 )
 
 
+#: the values an integer scalar may take, by dtype
+SCALAR_RANGES = {"int32": (-(2**31), 2**31), "size_t": (0, 2**64)}
+
+
+def _is_size(p: Param) -> bool:
+    from generator.dtypes import lookup
+
+    return not p.is_tensor and lookup(p.dtype).is_size
+
+
 def _check_scalar_values(
     spec: Spec,
     scalars: List[Param],
@@ -367,12 +378,13 @@ def _check_scalar_values(
             yield where + (key,), f"{key!r} is not a scalar parameter", ""
             continue
         p = names[key]
-        if p.dtype == "int32" and (not isinstance(value, int) or isinstance(value, bool)):
-            yield where + (key,), f"{key!r} is int32: give an integer", ""
+        low, high = SCALAR_RANGES.get(p.dtype, (None, None))
+        if _is_size(p) and (not isinstance(value, int) or isinstance(value, bool)):
+            yield where + (key,), f"{key!r} is {p.dtype}: give an integer", ""
         elif isinstance(value, float) and not math.isfinite(value):
             yield where + (key,), f"{key!r} must be finite", ""
-        elif p.dtype == "int32" and not -(2**31) <= value < 2**31:
-            yield where + (key,), f"{key!r} does not fit in int32", ""
+        elif low is not None and not low <= value < high:
+            yield where + (key,), f"{key!r} does not fit in {p.dtype}", ""
     for p in scalars:
         if p.name not in values:
             yield where, f"no value for scalar {p.name!r}", "add it here or under defaults.scalars"

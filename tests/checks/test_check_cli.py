@@ -26,7 +26,7 @@ LINE_RE = re.compile(r"^(?P<path>[^:]+):(?P<line>\d+):(?P<col>\d+): (?P<code>[A-
 def broken(tmp_path: Path):
     """142 with one error (P005) and the default case range's warning (P017)."""
     fx = make_fixture(tmp_path, MEDIUM)
-    fx.edit("challenge.py", 'name = "RMS Norm Backward"', 'name = "RMS Norm (Backward)"')
+    fx.edit("challenge.py", 'name = "RMS Norm Backward"', 'name = "RMS Norm (Backward"')
     return fx
 
 
