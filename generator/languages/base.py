@@ -141,6 +141,11 @@ class Language:
             for p in self.spelled_params(params)
         ]
 
+    def kernel_parameter_names(self, params: Sequence[SigParam], grid: Sequence[str]) -> List[str]:
+        """The names of an easy starter's kernel stub (its launch passes the solve parameters in
+        this order); `grid` holds the size parameters the launch covers."""
+        return [p.name for p in self.spelled_params(params)]
+
     def comment(self, params: Sequence[SigParam], easy: bool) -> str:
         """The one comment above solve, e.g. '// a, b are device pointers'."""
         spelled = self.spelled_params(params)

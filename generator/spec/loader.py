@@ -16,7 +16,14 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
 from pydantic import ValidationError
 
 from generator.naming import IDENT_RE, SPEC_NAME_RE, find_specs  # noqa: F401 - re-exported
-from generator.spec.model import Correlated, Distribution, Param, Spec, Values
+from generator.spec.model import (
+    Correlated,
+    Distribution,
+    Param,
+    Spec,
+    Values,
+    helper_functions,
+)
 from generator.spec.yamlpos import (
     PathKey,
     Position,
@@ -341,6 +348,66 @@ def _validate_scaffold(view: SignatureView) -> Iterable[Issue]:
         yield ("scaffold",), "only easy challenges have a scaffold; medium/hard start empty", ""
 
 
+def _validate_helpers(view: SignatureView) -> Iterable[Issue]:
+    """Starter helpers name a language chgen writes; Python ones must parse (the others are
+    proved by the compile checks of the starters)."""
+    from generator.languages import BY_KEY  # the registry: which starters exist
+
+    spec = view.spec
+    for key, code in spec.starter_helpers.items():
+        where = ("starter_helpers", key)
+        lang = BY_KEY.get(key)
+        if lang is None:
+            yield where, f"no language is called {key!r}", f"use one of {', '.join(BY_KEY)}"
+        elif lang.starter_syntax == "python":
+            yield from _check_code(code, where)
+    if spec.reference_helpers is not None:
+        names = {p.name for p in spec.signature}
+        for node in helper_functions(spec.reference_helpers):
+            if node.name in names:
+                yield (
+                    ("reference_helpers",),
+                    f"helper {node.name!r} has the name of a solve parameter",
+                    "rename it",
+                )
+
+
+def _validate_case_forms(view: SignatureView) -> Iterable[Issue]:
+    """Descriptors stand for drawn inputs and empty outputs only."""
+    spec = view.spec
+    forms = [(("functional", i), case) for i, case in enumerate(spec.functional)]
+    forms.append((("performance",), spec.performance))
+    for where, case in forms:
+        if not case.descriptors:
+            continue
+        if case.seed is not None:
+            yield (
+                where + ("seed",),
+                "descriptors are drawn by the runner, which seeds them itself: a seed here has "
+                "no effect",
+                "drop the seed or descriptors: true",
+            )
+        prefill = case.prefill if case.prefill is not None else spec.prefill
+        if prefill not in (None, "empty"):
+            at = where + ("prefill",) if case.prefill is not None else ("prefill",)
+            yield (
+                at,
+                f"outputs written with descriptors start empty (OutTensor), not {prefill!r}",
+                "drop descriptors: true or the prefill",
+            )
+        own = case.inputs
+        merged = {**spec.defaults.inputs, **own}
+        for name, dist in merged.items():
+            if dist.kind in ("values", "correlated"):
+                loc = where + ("inputs", name) if name in own else ("defaults", "inputs", name)
+                yield (
+                    loc,
+                    f"{dist.kind} has no descriptor (RandTensor, RandnTensor, RandIntTensor, "
+                    "FullTensor)",
+                    "drop descriptors: true for this case",
+                )
+
+
 #: one validator per spec section, run in this order (errors are reported in this order)
 SECTION_VALIDATORS: Tuple[Callable[[SignatureView], Iterable[Issue]], ...] = (
     _validate_signature,
@@ -352,6 +419,8 @@ SECTION_VALIDATORS: Tuple[Callable[[SignatureView], Iterable[Issue]], ...] = (
     _validate_oracle,
     _validate_accuracy_floor,
     _validate_scaffold,
+    _validate_helpers,
+    _validate_case_forms,
 )
 
 

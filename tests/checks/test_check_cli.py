@@ -108,7 +108,7 @@ def test_targets_from_files_and_folders(tmp_path: Path) -> None:
 
 def test_display_paths_stay_as_given(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     fx = make_fixture(tmp_path, MEDIUM)
-    fx.edit("challenge.py", 'name = "RMS Norm Backward"', 'name = "RMS (Backward)"')
+    fx.edit("challenge.py", 'name = "RMS Norm Backward"', 'name = "RMS (Backward"')
     monkeypatch.chdir(tmp_path)
     found = run([Path("tree")], Options(select=("P005",))).findings
     assert [f.path for f in found] == ["tree/challenges/medium/142_rms_norm_backward/challenge.py"]
