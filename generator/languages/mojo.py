@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from pathlib import Path
 from typing import Any, Optional, Sequence
@@ -47,6 +48,10 @@ class Mojo(Language):
 
     def scalar_type(self, p: SigParam) -> str:
         return p.dtype.mojo
+
+    def current_helper(self, code: str) -> str:
+        """`alias NAME = ...` is `comptime NAME = ...` in Mojo 1.2 (mblack no longer parses it)."""
+        return re.sub(r"^(\s*)alias\s", r"\1comptime ", code, flags=re.M)
 
     # ------------------------------------------------------------------ judging
     def build(self, source: Path, workdir: Path, target: Optional[str]) -> Path:

@@ -16,14 +16,7 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
 from pydantic import ValidationError
 
 from generator.naming import IDENT_RE, SPEC_NAME_RE, find_specs  # noqa: F401 - re-exported
-from generator.spec.model import (
-    Correlated,
-    Distribution,
-    Param,
-    Spec,
-    Values,
-    helper_functions,
-)
+from generator.spec.model import Correlated, Distribution, Param, Spec, Values, helper_functions
 from generator.spec.yamlpos import (
     PathKey,
     Position,
