@@ -130,7 +130,8 @@ _TABLE: Sequence[Tuple[str, str, str, str, str]] = [
     ("S009", _E, STATIC, "JAX starter lacks `# return output tensor directly` in solve",
      "add the comment as the first line of solve's body"),
     ("S010", _E, STATIC, "starter is not an empty solve",
-     "medium/hard starters (and easy PyTorch/JAX/CuTe ones) hold only imports and an empty solve"),
+     "medium/hard starters (and easy PyTorch/JAX/CuTe ones) hold only imports, helpers before "
+     "solve and an empty solve"),
     ("S011", _E, STATIC, "easy starter lacks the kernel scaffold",
      "easy CUDA/Mojo/Triton starters carry a kernel stub and the launch code"),
     ("S012", _E, STATIC, "Mojo starter imports from a removed module",
