@@ -64,7 +64,7 @@ _ROWS = [
     # width (CUDA size_t, Mojo UInt64: Mojo's UInt cannot be passed to a kernel); the Python ones
     # as the public starters write it (CuTe cute.Uint32, int elsewhere)
     DType("size_t", 8, "int", "int64", "ctypes.POINTER(ctypes.c_size_t)", "size_t", None,
-          "UInt64", "cute.Uint32", "cutlass.Uint64", "uint64", "int", "ctypes.c_size_t",
+          "UInt64", "cute.Uint32", "cutlass.Uint32", "uint64", "int", "ctypes.c_size_t",
           "uint64", "uint64", scalar_only=True),
 ]  # fmt: skip
 

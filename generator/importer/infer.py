@@ -49,6 +49,15 @@ def read_signature(source: ChallengeSource, instance: Any, run: Run, report: Rep
         report.note("get_solve_signature is not a dict literal; read by calling it")
     params: List[ParamInfo] = []
     for entry in entries:
+        if entry.ctype.split(".")[-1] == "Module":
+            # only Python solutions could take it; a spec's solve is one C-ABI signature that
+            # every language (CUDA, Mojo, ...) implements
+            raise ImportFailure(
+                f"parameter {entry.name!r} is a torch.nn.Module (a Python object): a spec's "
+                "solve takes tensors and scalars every language can be called with (not "
+                "representable)"
+            )
+    for entry in entries:
         reason = forbidden_name_reason(entry.name)
         if reason:
             raise ImportFailure(

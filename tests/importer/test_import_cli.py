@@ -187,3 +187,15 @@ def test_the_cli_says_why_an_import_fails(tmp_path: Path, runner):
         (flat / name).write_text((directory / name).read_text())
     result = runner.invoke(app, ["import", str(flat)])
     assert result.exit_code == 1 and "not easy, medium or hard" in result.output
+
+
+def test_a_module_parameter_is_refused_naming_the_construct(tmp_path: Path):
+    directory = make(tmp_path)
+    path = directory / "challenge.py"
+    text = path.read_text()
+    assert '"B": (ctypes.POINTER(ctypes.c_float), "out")' in text
+    path.write_text(
+        text.replace('"B": (ctypes.POINTER(ctypes.c_float), "out")', '"B": (torch.nn.Module, "in")')
+    )
+    with pytest.raises(ImportFailure, match="'B' is a torch.nn.Module"):
+        import_challenge(directory)
