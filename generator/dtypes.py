@@ -29,6 +29,13 @@ class DType:
     ctypes_scalar: Optional[str]  # ctypes spelling of a scalar of this type
     triton: str  # tl dtype attribute
     tilelang: str  # TileLang dtype string (T.Tensor(shape, dtype), T.alloc_fragment)
+    #: a size type only (size_t): scalars of it are sizes, no tensor holds it
+    scalar_only: bool = False
+
+    @property
+    def is_size(self) -> bool:
+        """Scalars of this type may name a tensor dimension (int32, size_t)."""
+        return self.kind == "int" and self.python_scalar == "int"
 
 
 _ROWS = [
@@ -53,13 +60,19 @@ _ROWS = [
           "UInt32", None, "cutlass.Uint32", "uint32", None, None, "uint32", "uint32"),
     DType("int64", 8, "int", "int64", "ctypes.POINTER(ctypes.c_int64)", "long long", None,
           "Int64", None, "cutlass.Int64", "int64", None, None, "int64", "int64"),
+    # a C size (public 1 and 68 declare ctypes.c_size_t): the native languages take it at its own
+    # width (CUDA size_t, Mojo UInt64: Mojo's UInt cannot be passed to a kernel); the Python ones
+    # as the public starters write it (CuTe cute.Uint32, int elsewhere)
+    DType("size_t", 8, "int", "int64", "ctypes.POINTER(ctypes.c_size_t)", "size_t", None,
+          "UInt64", "cute.Uint32", "cutlass.Uint32", "uint64", "int", "ctypes.c_size_t",
+          "uint64", "uint64", scalar_only=True),
 ]  # fmt: skip
 
 DTYPES: Dict[str, DType] = {row.name: row for row in _ROWS}
 
 #: dtypes a tensor parameter may have
-TENSOR_DTYPES = tuple(DTYPES)
-#: dtypes a scalar parameter may have (sizes and counts are int32, factors float32)
+TENSOR_DTYPES = tuple(name for name, row in DTYPES.items() if not row.scalar_only)
+#: dtypes a scalar parameter may have (sizes and counts are int32 or size_t, factors float32)
 SCALAR_DTYPES = tuple(name for name, row in DTYPES.items() if row.python_scalar is not None)
 
 

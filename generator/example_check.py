@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import textwrap
-from typing import Any, Dict
+from typing import Any, Dict, Optional
 
 from generator.dtypes import lookup
 from generator.spec.loader import LoadedSpec
@@ -23,6 +23,7 @@ def example_fingerprint(loaded: LoadedSpec) -> str:
     payload = {
         "signature": [p.model_dump() for p in spec.signature],
         "reference": spec.reference,
+        "reference_helpers": spec.reference_helpers,
         "example": spec.example.model_dump(),
         "atol": spec.atol,
         "rtol": spec.rtol,
@@ -37,6 +38,22 @@ def compile_function(name: str, params: list, body: str, namespace: Dict[str, An
     )
     exec(compile(source, f"<spec {name}>", "exec"), namespace)  # noqa: S102 - the author's code
     return namespace[name]
+
+
+def reference_function(reference: str, helpers: Optional[str], params: list, namespace):
+    """The spec's reference as a function of the solve parameters, its helpers in reach: module
+    helpers in `namespace`, method helpers (and `self.device`, the CPU) on a stand-in `self`."""
+    from generator.spec.model import helper_functions, is_method
+
+    methods: Dict[str, Any] = {"device": "cpu"}
+    if helpers is not None:
+        exec(compile(textwrap.dedent(helpers), "<spec reference_helpers>", "exec"), namespace)
+        for node in helper_functions(textwrap.dedent(helpers)):
+            if is_method(node):
+                methods[node.name] = namespace.pop(node.name)
+    function = compile_function("reference", ["self"] + list(params), reference, namespace)
+    challenge = type("Challenge", (), methods)()
+    return lambda **values: function(challenge, **values)
 
 
 def verify_example(loaded: LoadedSpec) -> None:
@@ -60,8 +77,8 @@ def verify_example(loaded: LoadedSpec) -> None:
             values[p.name] = torch.tensor(ex.inputs[p.name], dtype=dtype)
     namespace: Dict[str, Any] = {"torch": torch, "math": __import__("math")}
     try:
-        reference = compile_function(
-            "reference", [p.name for p in spec.signature], spec.reference, namespace
+        reference = reference_function(
+            spec.reference, spec.reference_helpers, [p.name for p in spec.signature], namespace
         )
         reference(**values)
     except Exception as exc:  # the author's code failed: say where, without a traceback

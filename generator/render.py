@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import textwrap
 from dataclasses import dataclass, field, fields
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import jinja2
 
@@ -22,7 +22,16 @@ from generator.formatting import format_text
 from generator.languages import LANGUAGES, SigParam
 from generator.resources import template_dir
 from generator.spec.loader import LoadedSpec, size_names
-from generator.spec.model import Case, Distribution, Param, Spec
+from generator.spec.model import (
+    Case,
+    Distribution,
+    Param,
+    Performance,
+    Prefill,
+    Spec,
+    helper_functions,
+    is_method,
+)
 
 
 class TemplateContext:
@@ -76,6 +85,10 @@ class StarterContext(TemplateContext):
     declarations: str
     arguments: str
     scaffold: Optional[ScaffoldContext]
+    #: the kernel stub's parameter names (the adapter may spell the grid size its own way)
+    kernel_parameters: str
+    #: code the spec ships in this starter after the imports (device functions, ...), or ""
+    helpers: str
     #: the language adapter's own names (CUDA's includes, JAX's return annotation, ...)
     language_extras: Mapping[str, Any] = field(default_factory=dict)
 
@@ -104,11 +117,14 @@ def render_starters(spec: Spec) -> Dict[str, str]:
     files = {}
     for lang in LANGUAGES:
         typed = lang.starter_params(params)
+        grid = spec.scaffold.grid if spec.scaffold else []
         context = StarterContext(
             comment=lang.comment(params, easy),
             declarations=", ".join(lang.declaration(p) for p in typed),
             arguments=", ".join(p.name for p in typed),
             scaffold=scaffold_context(spec),
+            kernel_parameters=", ".join(lang.kernel_parameter_names(params, grid)),
+            helpers=textwrap.dedent(spec.starter_helpers.get(lang.key, "")).strip("\n"),
             language_extras=lang.extra_context(params),
         )
         text = render_template(lang.template, context)
@@ -128,6 +144,8 @@ def py_number(value: Any) -> str:
 
 def tolerance_literal(value: float) -> str:
     """1e-03 style for round tolerances (as the public set writes them), repr otherwise."""
+    if value == 0:
+        return "0"
     short = f"{value:.0e}"
     return short if float(short) == value else repr(value)
 
@@ -208,12 +226,81 @@ class CaseCode:
     call: str
 
 
-def case_code(spec: Spec, scalars: Dict[str, Any], dists: Dict[str, Distribution]) -> CaseCode:
+#: the base class's descriptor of each distribution, and the dtype it assumes when none is given
+DESCRIPTORS = {
+    "uniform": ("RandTensor", "float32"),
+    "normal": ("RandnTensor", "float32"),
+    "randint": ("RandIntTensor", "int32"),
+    "constant": ("FullTensor", "float32"),
+}
+OUTPUT_DESCRIPTOR = ("OutTensor", "float32")
+
+
+def descriptor_expr(param: Param, dist: Optional[Distribution]) -> str:
+    """`RandTensor((N,), -1.0, 1.0)`: how the public performance tests describe a tensor."""
+    kind, default_dtype = OUTPUT_DESCRIPTOR if dist is None else DESCRIPTORS[dist.kind]
+    args = [shape_tuple(param)]
+    if dist is not None and dist.kind == "normal" and list(dist.normal) != [0, 1]:
+        args += [py_number(v) for v in dist.normal]
+    elif dist is not None and dist.kind in ("uniform", "randint"):
+        args += [py_number(v) for v in getattr(dist, dist.kind)]
+    elif dist is not None and dist.kind == "constant":
+        value = dist.constant if lookup(param.dtype).kind == "float" else int(dist.constant)
+        args.append(py_number(value))
+    if param.dtype != default_dtype:
+        args.append(f'dtype="{param.dtype}"')
+    return f"{kind}({', '.join(args)})"
+
+
+def descriptor_used(spec: Spec) -> List[str]:
+    """The descriptor classes the cases that ask for descriptors use, sorted (for the import)."""
+    used = set()
+    forms = [c for c in spec.functional if c.descriptors]
+    forms += [spec.performance] if spec.performance.descriptors else []
+    for form in forms:
+        dists = {**spec.defaults.inputs, **form.inputs}
+        for p in spec.signature:
+            if p.is_tensor and p.direction == "out":
+                used.add(OUTPUT_DESCRIPTOR[0])
+            elif p.is_tensor:
+                used.add(DESCRIPTORS[dists[p.name].kind][0])
+    return sorted(used)
+
+
+CaseForm = Union[Case, Performance]
+
+
+def case_code(
+    spec: Spec,
+    scalars: Dict[str, Any],
+    dists: Dict[str, Distribution],
+    form: Optional[CaseForm] = None,
+) -> CaseCode:
+    """One case's lines and the call that returns it: seeded, outputs started as the case says,
+    or written with descriptors when it asks for them."""
     lines = size_assignment(spec, scalars)
+    if form is not None and form.seed is not None:
+        lines.append(f"torch.manual_seed({form.seed})")
+    if form is not None and form.descriptors:
+        sizes = set(size_names(spec))
+        entries = []
+        for p in spec.signature:
+            if p.is_tensor:
+                dist = dists[p.name] if p.direction != "out" else None
+                value = descriptor_expr(p, dist)
+            else:
+                value = p.name if p.name in sizes else py_number(scalars[p.name])
+            entries.append(f'"{p.name}": {value}')
+        return CaseCode("", lines, "{" + ", ".join(entries) + "}")
     for p in spec.signature:
         if p.is_tensor and p.direction != "out":
             lines.append(f"{p.name} = {distribution_expr(p, dists[p.name])}")
-    return CaseCode("", lines, make_call(spec, scalars))
+    call = make_call(spec, scalars)
+    if form is not None and form.prefill is not None and form.prefill != (spec.prefill or "empty"):
+        outputs = [p for p in spec.signature if p.is_tensor and p.direction == "out"]
+        own = ", ".join(f'"{p.name}": {output_expr(p, form.prefill)}' for p in outputs)
+        call = f"{{**{call}, {own}}}" if outputs else call
+    return CaseCode("", lines, call)
 
 
 def example_code(spec: Spec) -> CaseCode:
@@ -232,15 +319,18 @@ def functional_code(spec: Spec, case: Case) -> CaseCode:
         return CaseCode(comment, [], "self.generate_example_test()")
     scalars = {**spec.defaults.scalars, **case.scalars}
     dists = {**spec.defaults.inputs, **case.inputs}
-    code = case_code(spec, scalars, dists)
+    code = case_code(spec, scalars, dists, case)
     code.comment = comment
     return code
 
 
-def output_expr(spec: Spec, p: Param) -> str:
-    if spec.prefill is None:
+def output_expr(p: Param, prefill: Optional[Prefill]) -> str:
+    """An output tensor as it starts before solve: empty, zeros or filled with a number."""
+    if prefill is None or prefill == "empty":
         return f"torch.empty({shape_tuple(p)}, {tensor_kwargs(p)})"
-    value = spec.prefill if lookup(p.dtype).kind == "float" else int(spec.prefill)
+    if prefill == "zeros":
+        return f"torch.zeros({shape_tuple(p)}, {tensor_kwargs(p)})"
+    value = prefill if lookup(p.dtype).kind == "float" else int(prefill)
     return f"torch.full({shape_tuple(p)}, {py_number(value)}, {tensor_kwargs(p)})"
 
 
@@ -289,6 +379,11 @@ class ChallengePyContext(TemplateContext):
     example: CaseCode
     cases: List[CaseCode]
     performance: CaseCode
+    #: what challenge.py imports from the base module: ChallengeBase and the descriptors used
+    base_imports: str
+    #: reference helpers, each its source lines: module functions and methods of Challenge
+    helper_functions: List[List[str]]
+    helper_methods: List[List[str]]
 
 
 def ctype_of(p: Param) -> str:
@@ -296,11 +391,34 @@ def ctype_of(p: Param) -> str:
     return row.ctypes_tensor if p.is_tensor else row.ctypes_scalar
 
 
+def helper_sources(code: Optional[str]) -> Tuple[List[List[str]], List[List[str]]]:
+    """The reference helpers' source lines (decorators and the comments right above kept),
+    split into module functions and methods."""
+    if code is None:
+        return [], []
+    lines = textwrap.dedent(code).strip("\n").splitlines()
+    functions: List[List[str]] = []
+    methods: List[List[str]] = []
+    for node in helper_functions("\n".join(lines)):
+        start = min([node.lineno] + [d.lineno for d in node.decorator_list]) - 1
+        while start > 0 and lines[start - 1].lstrip().startswith("#"):
+            start -= 1
+        (methods if is_method(node) else functions).append(lines[start : node.end_lineno])
+    return functions, methods
+
+
+def prefill_doc(prefill: Optional[Prefill]) -> str:
+    if prefill is None or prefill == "empty":
+        return ""
+    if prefill == "zeros":
+        return ", outputs zeroed"
+    return f", outputs pre-filled with {py_number(prefill)}"
+
+
 def challenge_py_context(spec: Spec) -> ChallengePyContext:
     make_params = [p for p in spec.signature if p.direction != "out"]
-    make_doc = (
-        f", outputs pre-filled with {py_number(spec.prefill)}" if spec.prefill is not None else ""
-    )
+    make_doc = prefill_doc(spec.prefill)
+    helper_functions_, helper_methods = helper_sources(spec.reference_helpers)
     perf = spec.performance
     perf_dists = {**spec.defaults.inputs, **perf.inputs}
     return ChallengePyContext(
@@ -317,13 +435,16 @@ def challenge_py_context(spec: Spec) -> ChallengePyContext:
         signature=[SignatureEntry(p.name, ctype_of(p), p.direction) for p in spec.signature],
         make_declarations=", ".join(f"{p.name}: {python_annotation(p)}" for p in make_params),
         make_entries=[
-            MakeEntry(p.name, output_expr(spec, p) if p.direction == "out" else p.name)
+            MakeEntry(p.name, output_expr(p, spec.prefill) if p.direction == "out" else p.name)
             for p in spec.signature
         ],
         make_doc=make_doc,
         example=example_code(spec),
         cases=[functional_code(spec, case) for case in spec.functional],
-        performance=case_code(spec, perf.scalars, perf_dists),
+        performance=case_code(spec, perf.scalars, perf_dists, perf),
+        base_imports=", ".join(["ChallengeBase"] + descriptor_used(spec)),
+        helper_functions=helper_functions_,
+        helper_methods=helper_methods,
     )
 
 
@@ -370,7 +491,7 @@ def challenge_html_context(loaded: LoadedSpec) -> ChallengeHtmlContext:
     perf_sizes = [
         (p.name, int(spec.performance.scalars[p.name]))
         for p in spec.signature
-        if not p.is_tensor and p.dtype == "int32"
+        if not p.is_tensor and lookup(p.dtype).is_size
     ]
     return ChallengeHtmlContext(
         description=spec.description.strip(),

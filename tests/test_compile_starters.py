@@ -8,6 +8,7 @@ challenge.py is imported with device="cpu" and all its generators and its refere
 from __future__ import annotations
 
 import importlib.util
+import math
 import os
 import shutil
 import subprocess
@@ -16,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from generator.judge.cases import materialise
 from generator.languages import BY_KEY
 from generator.loading import load_challenge_class
 from tests.conftest import GOLDEN, ROOT
@@ -121,6 +123,15 @@ def test_jax_starter_is_called_on_cpu(directory: Path):
     assert module.solve(*args) is None  # the empty starter returns nothing, without error
 
 
+def _itemsize(value) -> int:
+    """Bytes per element of a tensor or of a descriptor (its dtype is a string)."""
+    import torch
+
+    if torch.is_tensor(value):
+        return value.element_size()
+    return torch.empty(0, dtype=getattr(torch, getattr(value, "dtype", "float32"))).element_size()
+
+
 @pytest.mark.parametrize("directory", CHALLENGES, ids=IDS)
 def test_challenge_py_runs_on_cpu(directory: Path):
     import torch
@@ -128,7 +139,9 @@ def test_challenge_py_runs_on_cpu(directory: Path):
     torch.manual_seed(0)
     challenge = load_challenge(directory)(device="cpu")
     signature = challenge.get_solve_signature()
-    cases = [challenge.generate_example_test(), *challenge.generate_functional_test()]
+    written = [challenge.generate_example_test(), *challenge.generate_functional_test()]
+    # cases written with descriptors (RandTensor, OutTensor, ...) become tensors as the judge's do
+    cases = [{k: materialise(v, "cpu") for k, v in case.items()} for case in written]
     for case in cases:
         assert list(case) == list(signature)
         for value in case.values():
@@ -141,5 +154,6 @@ def test_challenge_py_runs_on_cpu(directory: Path):
             assert torch.isfinite(case[name].float()).all(), (directory.name, name)
     performance = challenge.generate_performance_test()  # generated, not run: it is large
     assert list(performance) == list(signature)
-    size = sum(v.numel() * v.element_size() for v in performance.values() if torch.is_tensor(v))
+    tensors = [v for v in performance.values() if torch.is_tensor(v) or hasattr(v, "shape")]
+    size = sum(math.prod(v.shape) * _itemsize(v) for v in tensors)
     assert 0 < size <= 3.2e9

@@ -66,7 +66,7 @@ def test_a_missing_attribute_of_a_typed_field_is_an_error(loaded):
 
 def test_starter_context_spreads_the_adapters_names_and_refuses_clashes():
     cuda = next(lang for lang in LANGUAGES if lang.key == "cuda")
-    context = StarterContext("// c", "int N", "N", None, {"includes": ["cuda_fp16.h"]})
+    context = StarterContext("// c", "int N", "N", None, "N", "", {"includes": ["cuda_fp16.h"]})
     variables = context.variables()
     assert variables["includes"] == ["cuda_fp16.h"] and "language_extras" not in variables
     assert render_template(cuda.template, variables).startswith("#include <cuda_fp16.h>\n")

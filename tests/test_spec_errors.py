@@ -48,7 +48,7 @@ def test_the_142_spec_loads():
             "float33",
             "tensor dtype 'float33' is unknown",
         ),
-        ("{name: dy,", "{name: out,", "name: out,", "Mojo keyword"),
+        ("{name: dy,", "{name: lambda,", "name: lambda,", "a Python keyword"),
         ("slug: rms_norm_backward", "slug: RMS-Norm", "slug:", "slug"),
         ("difficulty: medium", "difficulty: mediums", "difficulty:", "difficulty"),
         ("    scalars: {N: 37, C: 1}", "    scalars: {N: 37, C: 1.5}", "C: 1.5", "'C' is int32"),
@@ -149,3 +149,87 @@ def test_cli_reports_one_line_per_error_and_no_traceback(workdir: Path, runner):
     assert "Traceback" not in result.output
     lines = [ln for ln in result.output.splitlines() if ln.startswith("error ")]
     assert len(lines) == 1 and re.search(r"142_rms_norm_backward.yaml:\d+:\d+: ", lines[0])
+
+
+GOLDEN_SPECS = Path(__file__).parent / "golden" / "specs"
+
+
+@pytest.mark.parametrize(
+    "spec_name, old, new, needle, expect",
+    [
+        (
+            "202_2d_row_sums.yaml",
+            "    inputs: {X: {normal: [0.0, 1.0]}}\n    descriptors: true",
+            "    inputs: {X: {values: [[1.0]]}}\n    descriptors: true",
+            "values: [[1.0]]",
+            "values has no descriptor",
+        ),
+        (
+            "202_2d_row_sums.yaml",
+            "    inputs: {X: {normal: [0.0, 1.0]}}\n    descriptors: true",
+            "    inputs: {X: {normal: [0.0, 1.0]}}\n    seed: 4\n    descriptors: true",
+            "seed: 4",
+            "a seed here has no effect",
+        ),
+        (
+            "202_2d_row_sums.yaml",
+            "  min_bytes: M * K * 4 + M * 4",
+            "  min_bytes: M * K * 4 + M * 4\n  prefill: 2.5",
+            "prefill: 2.5",
+            "start empty (OutTensor), not 2.5",
+        ),
+        (
+            "202_2d_row_sums.yaml",
+            "prefill: -1.0}",
+            "prefill: full}",
+            "prefill: full}",
+            "functional.3.prefill",
+        ),
+        (
+            "201_mix_rounds.yaml",
+            "  tilelang: |",
+            "  fortran: |",
+            "fortran: |",
+            "no language is called 'fortran'",
+        ),
+        (
+            "201_mix_rounds.yaml",
+            "  pytorch: |\n    def mix_round(v: torch.Tensor) -> torch.Tensor:",
+            "  pytorch: |\n    def mix_round(v: torch.Tensor) -> torch.Tensor",
+            "  pytorch: |",
+            "not valid Python",
+        ),
+        (
+            "201_mix_rounds.yaml",
+            "reference_helpers: |\n",
+            "reference_helpers: |\n  SCALE = 3\n",
+            "reference_helpers: |",
+            "function definitions only",
+        ),
+        (
+            "201_mix_rounds.yaml",
+            "  def _mix_rounds(self,",
+            "  def reference_impl(self,",
+            "reference_helpers: |",
+            "would replace a method chgen writes",
+        ),
+        (
+            "201_mix_rounds.yaml",
+            "single_element, scalars: {N: 1, R: 1}",
+            "single_element, scalars: {N: -1, R: 1}",
+            "N: -1",
+            "'N' does not fit in size_t",
+        ),
+    ],
+)
+def test_new_constructs_are_refused_where_misused(spec_name, old, new, needle, expect):
+    text = (GOLDEN_SPECS / spec_name).read_text()
+    assert old in text, old
+    text = text.replace(old, new, 1)
+    errors = load_errors(text)
+    joined = "\n".join(errors)
+    assert expect in joined
+    wanted = line_of(text, needle)
+    assert any(f"spec.yaml:{wanted}:" in e for e in errors), joined
+    for error in errors:
+        assert LINE_RE.match(error) and "\n" not in error

@@ -4,11 +4,10 @@ A challenge.py declares each solve parameter with a ctypes type; every reader of
 checks, the importer, the judge) turns that spelling into dtype rows through here, so they agree.
 The rows come from dtypes.py (`ctypes_tensor`, `ctypes_scalar`); this module adds only what that
 table cannot say: which ctypes names are the same C type (c_int32 is c_int), the width and
-signedness of C scalars on the LP64 platforms the set targets, and the sizes it has no row for.
+signedness of C scalars on the LP64 platforms the set targets, and the types it has no row for.
 
-c_size_t is decided once: a 64-bit unsigned size. The dtype table has no size_t row, so its entry
-has no rows and says so (`no_row`); a consumer that must hold its value uses the row of its width
-(`value_row`, int64), and starters and specs write sizes as int (`size_row`, int32).
+c_size_t is the dtype table's `size_t` row: a 64-bit unsigned size, and the canonical name of
+that C type (c_ulong and c_uint64 read as c_size_t; at run time ctypes.c_size_t is c_ulong).
 """
 
 from __future__ import annotations
@@ -55,11 +54,7 @@ C_SCALARS: Dict[str, CScalar] = {
     "c_float": CScalar("float", 32, True),
     "c_double": CScalar("float", 64, True),
 }
-#: a name that keeps its own spelling although c_ulong is the same C type: it says "a size"
-DISTINCT = ("c_size_t",)
-
 SIZE_T = "ctypes.c_size_t"
-NO_ROW_SIZE = "a 64-bit unsigned size, which the dtype table has no row for"
 
 _POINTER_RE = re.compile(r"^ctypes\.POINTER\((.+)\)$")
 _BARE_CTYPES_RE = re.compile(r"(?<![\w.])(c_\w+|POINTER)\b")
@@ -86,7 +81,7 @@ _CANONICAL = _table_names()
 
 def canonical_scalar(name: str) -> str:
     """'c_int32' -> 'c_int', 'c_longlong' -> 'c_int64': the dtype table's name for the C type."""
-    if name in DISTINCT or name not in C_SCALARS:
+    if name not in C_SCALARS:
         return name
     return _CANONICAL.get(C_SCALARS[name], name)
 
@@ -114,7 +109,6 @@ class CType:
     rows: Tuple[DType, ...]  # the dtype rows it stands for (several share c_uint16), may be ()
     scalar: Optional[CScalar]  # the C scalar (the pointee of a pointer); None if not ctypes
     value_row: Optional[DType]  # the row that holds a value of it at its own width
-    size_row: Optional[DType]  # sizes without a row: the row starters and specs write them with
     no_row: Optional[str]  # why there are no rows, in words, when there are none
 
     @property
@@ -122,7 +116,7 @@ class CType:
         return self.scalar is not None
 
     def describe(self) -> str:
-        """'ctypes.c_size_t (a 64-bit unsigned size, ...)' for messages."""
+        """'ctypes.c_double (a 64-bit signed float scalar, ...)' for messages."""
         return f"{self.spelling} ({self.no_row})" if self.no_row else self.spelling
 
 
@@ -130,6 +124,8 @@ def _element_row(scalar: CScalar) -> Optional[DType]:
     """The dtype row whose elements are this C scalar (float16/bfloat16 only borrow c_uint16)."""
     for row in DTYPES.values():
         pointee = _pointee(row.ctypes_tensor)
+        if row.scalar_only:
+            continue
         if row.kind == scalar.kind and pointee and C_SCALARS[pointee[7:]] == scalar:
             return row
     return None
@@ -138,9 +134,6 @@ def _element_row(scalar: CScalar) -> Optional[DType]:
 def _no_row(spelling: str, scalar: Optional[CScalar], is_pointer: bool) -> str:
     if scalar is None:
         return "not a ctypes type"
-    if scalar == C_SCALARS["c_size_t"]:
-        size = NO_ROW_SIZE
-        return f"a pointer to {size}" if is_pointer else size
     signed = "signed" if scalar.signed else "unsigned"
     noun = {"int": "integer", "float": "float", "bool": "bool"}[scalar.kind]
     article = "an" if scalar.bits == 8 else "a"
@@ -158,24 +151,20 @@ def lookup(spelling: str) -> CType:
     short = (pointee or text).removeprefix("ctypes.")
     scalar = C_SCALARS.get(short) if (pointee or text).startswith("ctypes.") else None
     if is_pointer:
-        rows = tuple(row for row in DTYPES.values() if row.ctypes_tensor == text)
+        rows = tuple(
+            row for row in DTYPES.values() if row.ctypes_tensor == text and not row.scalar_only
+        )
     else:
         rows = tuple(row for row in DTYPES.values() if row.ctypes_scalar == text)
     value_row = None
-    size_row = None
     if scalar is not None:
         value_row = rows[0] if rows else _element_row(scalar)
-        if value_row is None and scalar.kind == "int" and scalar.bits == 64:
-            value_row = DTYPES["int64"]  # the row of its width: unsigned 64-bit has none
-        if scalar == C_SCALARS["c_size_t"] and not is_pointer:
-            size_row = DTYPES["int32"]
     return CType(
         spelling=text,
         is_pointer=is_pointer,
         rows=rows,
         scalar=scalar,
         value_row=value_row,
-        size_row=size_row,
         no_row=None if rows else _no_row(text, scalar, is_pointer),
     )
 
@@ -184,7 +173,7 @@ def spelling_of(ctype: object) -> Optional[str]:
     """The spelling of a ctypes class get_solve_signature() returned, or None if it is none.
 
     At run time c_size_t is the class c_ulong, so its name cannot tell them apart: both are the
-    same 64-bit unsigned type and get the same facts."""
+    same 64-bit unsigned type, read as c_size_t."""
     import ctypes
 
     if isinstance(ctype, type) and issubclass(ctype, ctypes._Pointer):

@@ -271,7 +271,7 @@ def _read_signature(found: ChallengePy) -> None:
             return
         written = ast.unparse(type_node)
         facts = ctypes_table.lookup(written)
-        dtypes = list(facts.rows) or ([facts.size_row] if facts.size_row else [])
+        dtypes = list(facts.rows)
         if not facts.spelling.startswith("ctypes."):
             issues.append((type_node, f"{written} (for {key.value!r}) is not a ctypes type"))
         elif not dtypes:

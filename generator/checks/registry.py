@@ -83,7 +83,7 @@ _TABLE: Sequence[Tuple[str, str, str, str, str]] = [
     ("P004", _W, STATIC, "class attributes out of order",
      "order them name, atol, rtol, num_gpus, access_tier"),
     ("P005", _E, STATIC, "`name` is not URL-friendly",
-     "use letters, digits, spaces and '-' only (no parentheses or other symbols)"),
+     "use words of letters and digits separated by spaces or '-', words may stand in parentheses"),
     ("P006", _E, STATIC, "Challenge defines __init__",
      "remove it; ChallengeBase.__init__ takes the device"),
     ("P007", _E, STATIC, "a required method is missing",
@@ -130,7 +130,8 @@ _TABLE: Sequence[Tuple[str, str, str, str, str]] = [
     ("S009", _E, STATIC, "JAX starter lacks `# return output tensor directly` in solve",
      "add the comment as the first line of solve's body"),
     ("S010", _E, STATIC, "starter is not an empty solve",
-     "medium/hard starters (and easy PyTorch/JAX/CuTe ones) hold only imports and an empty solve"),
+     "medium/hard starters (and easy PyTorch/JAX/CuTe ones) hold only imports, helpers before "
+     "solve and an empty solve"),
     ("S011", _E, STATIC, "easy starter lacks the kernel scaffold",
      "easy CUDA/Mojo/Triton starters carry a kernel stub and the launch code"),
     ("S012", _E, STATIC, "Mojo starter imports from a removed module",
@@ -140,8 +141,8 @@ _TABLE: Sequence[Tuple[str, str, str, str, str]] = [
     ("S014", _E, STATIC, "Mojo starter uses a removed or deprecated construct",
      "use Pointer[T, MutUntrackedOrigin] / Pointer[T, ImmUntrackedOrigin], def, comptime and "
      "ctx.enqueue_function[kernel](...)"),
-    ("S015", _E, STATIC, "parameter name is a Mojo keyword (the Mojo starter cannot parse)",
-     "rename the parameter in get_solve_signature and every starter"),
+    ("S015", _E, STATIC, "parameter name is a keyword of the starter's language (Mojo's out)",
+     "escape it in that starter as chgen does (out_): the C ABI passes arguments by position"),
     ("S016", _E, STATIC, "CUDA starter lacks the header for one of its types",
      "include the header before cuda_runtime.h"),
     # ---------------------------------------------------------------- challenge.html

@@ -143,25 +143,52 @@ def _reference(source: pyast.ChallengeSource, params: List[ParamInfo], report: R
             "(the generated challenge.py imports only ctypes, typing and torch)"
         )
         body = "\n".join(imports) + "\n" + body
-    module_level = sorted(n for n in ref.free_names if n in source.module_names)
+    module_level = sorted(
+        n for n in ref.free_names if n in source.module_names and n not in source.helper_names
+    )
     if module_level:
         report.note(
             f"reference uses module-level {', '.join(module_level)} from challenge.py, which a "
             "spec cannot carry (not representable)"
         )
-    if ref.uses_self:
-        report.note("reference uses `self`, which a spec's reference cannot (not representable)")
+    if source.helpers:
+        report.note(
+            f"reference helpers {', '.join(sorted(source.helper_names))} are carried over as "
+            "reference_helpers"
+        )
+    if ref.uses_self and not _self_is_representable(ref_node(source), source.helper_names):
+        report.note(
+            "reference uses `self` beyond its helpers and self.device, which a spec's reference "
+            "cannot (not representable)"
+        )
     if ref.docstring:
         report.note("reference_impl's docstring is dropped")
     if "reference_impl_jax" in source.methods:
         report.note("reference_impl_jax has no place in a spec and is dropped (not representable)")
-    extra = [m for m in source.methods if m not in _KNOWN_METHODS and m != "reference_impl_jax"]
+    extra = [
+        m
+        for m in source.methods
+        if m not in _KNOWN_METHODS and m != "reference_impl_jax" and m not in source.helper_names
+    ]
     if extra:
         report.note(
             "methods " + ", ".join(extra) + " are not carried over: their cases are "
             "recorded as data"
         )
     return body.rstrip("\n") + "\n"
+
+
+def ref_node(source: pyast.ChallengeSource) -> ast.Module:
+    return ast.parse(source.reference.body)
+
+
+def _self_is_representable(tree: ast.AST, helpers: set) -> bool:
+    """`self.device` and calls of carried-over helpers are what a spec's reference may use."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            if node.value.id == "self" and node.attr not in helpers | {"device"}:
+                return False
+    return True
 
 
 def _report_asserts(source: pyast.ChallengeSource, spec_like: Any, report: Report) -> None:
@@ -520,6 +547,8 @@ def import_challenge(directory: Path, seed: int = 0, inline_svg: bool = False) -
     example = _example(read, reference, page, attrs, report)
     _check_performance_bullet(read.params, perf_case, page, report)
     starter_texts = starters.read_starters(directory / "starter", STARTERS)
+    scaffold = _scaffold(difficulty, slug, starter_texts, read.sizes, report)
+    starter_helpers = _starter_helpers(starter_texts, scaffold, report)
     requirements = page.requirements
     if not requirements:
         requirements = ["The <code>solve</code> function signature must remain unchanged"]
@@ -547,6 +576,7 @@ def import_challenge(directory: Path, seed: int = 0, inline_svg: bool = False) -
         "atol": attrs["atol"],
         "rtol": attrs["rtol"],
         "signature": _signature(read.params, _latex(read.params, read.sizes, page)),
+        "reference_helpers": read.source.helpers + "\n" if read.source.helpers else None,
         "reference": reference,
         "description": page.description + "\n",
         "svg": svg_name or (page.svg + "\n" if page.svg else None),
@@ -554,7 +584,8 @@ def import_challenge(directory: Path, seed: int = 0, inline_svg: bool = False) -
         "constraints": page.constraints,
         "example": example,
         "prefill": _prefill(read.run, read.params, report),
-        "scaffold": _scaffold(difficulty, slug, starter_texts, read.sizes, report),
+        "scaffold": scaffold,
+        "starter_helpers": starter_helpers or None,
         "defaults": defaults or None,
         "functional": [_case_entry(c, defaults, read.sizes) for c in cases],
         "performance": performance,
@@ -626,7 +657,9 @@ def _check_performance_bullet(
     params: List[ParamInfo], perf_case: _Case, page: page_reader.Page, report: Report
 ) -> None:
     shown = {
-        p.name: perf_case.scalars[p.name] for p in params if p.dtype == "int32" and not p.is_tensor
+        p.name: perf_case.scalars[p.name]
+        for p in params
+        if not p.is_tensor and lookup(p.dtype).is_size
     }
     if page.performance and page.performance != shown:
         report.note(
@@ -647,6 +680,21 @@ def _scaffold(
         scaffold = {"kernel": f"{slug}_kernel", "grid": sizes[:1]}
         report.note(f"easy starters get chgen's scaffold: kernel {scaffold['kernel']}")
     return scaffold
+
+
+def _starter_helpers(
+    texts: Dict[str, Optional[str]], scaffold: Optional[Dict[str, Any]], report: Report
+) -> Dict[str, str]:
+    """Code the starters ship besides solve and the kernel stub, per language key."""
+    kernel = scaffold["kernel"] if scaffold else None
+    found = {}
+    for lang in LANGUAGES:
+        code = starters.helpers(texts.get(lang.starter_name), kernel)
+        if code is not None:
+            found[lang.key] = lang.current_helper(code)
+    if found:
+        report.note(f"starter helpers carried over for {', '.join(found)} (starter_helpers)")
+    return found
 
 
 def _signature(params: List[ParamInfo], latex: Dict[str, str]) -> List[Dict[str, Any]]:

@@ -49,6 +49,15 @@ def read_signature(source: ChallengeSource, instance: Any, run: Run, report: Rep
         report.note("get_solve_signature is not a dict literal; read by calling it")
     params: List[ParamInfo] = []
     for entry in entries:
+        if entry.ctype.split(".")[-1] == "Module":
+            # only Python solutions could take it; a spec's solve is one C-ABI signature that
+            # every language (CUDA, Mojo, ...) implements
+            raise ImportFailure(
+                f"parameter {entry.name!r} is a torch.nn.Module (a Python object): a spec's "
+                "solve takes tensors and scalars every language can be called with (not "
+                "representable)"
+            )
+    for entry in entries:
         reason = forbidden_name_reason(entry.name)
         if reason:
             raise ImportFailure(
@@ -110,6 +119,8 @@ def _scalar_param(
     if direction != "in":
         raise ImportFailure(f"scalar {name} has direction {direction!r}; scalars are inputs")
     kind = facts.scalar.kind if facts.scalar is not None else None
+    if facts.rows and facts.rows[0].is_size:  # int32 or size_t, as declared
+        return ParamInfo(name, facts.rows[0].name, "in", False)
     if kind == "int" and facts.scalar.bits >= 32:  # narrower integers are not sizes
         if facts.spelling != DTYPES["int32"].ctypes_scalar:
             report.note(
@@ -143,7 +154,7 @@ def scalar_value(case: Traced, param: ParamInfo, label: str) -> Any:
         value = value.item()
     if isinstance(value, bool):
         raise ImportFailure(f"case {label}: {param.name} is a bool")
-    if param.dtype == "int32":
+    if lookup(param.dtype).is_size:
         if isinstance(value, float) and value.is_integer():
             value = int(value)
         if not isinstance(value, int):
@@ -170,7 +181,7 @@ def infer_shapes(
     hints: Dict[str, List[str]],
 ) -> None:
     """Each dim becomes the int32 scalar that equals it in every case, or a fixed number."""
-    sizes = [p for p in params if not p.is_tensor and p.dtype == "int32"]
+    sizes = [p for p in params if not p.is_tensor and lookup(p.dtype).is_size]
     for p in params:
         if not p.is_tensor:
             continue

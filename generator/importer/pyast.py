@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 import builtins
 import textwrap
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Set, Tuple
 
 from generator.challenge.pyfile import REQUIRED_METHODS as METHODS  # noqa: F401 - build reads it
@@ -57,6 +57,10 @@ class ChallengeSource:
     imports: Dict[str, str]  # name bound at module level -> the import statement binding it
     module_names: Set[str]  # other module-level names (functions, constants)
     functional: Optional[FunctionalLayout]
+    #: the functions reference_impl reaches (methods it calls on self, module functions it
+    #: names, and theirs), as a spec's reference_helpers source; None when there are none
+    helpers: Optional[str] = None
+    helper_names: Set[str] = field(default_factory=set)
 
 
 def _is_meta(node: ast.expr) -> bool:
@@ -243,6 +247,45 @@ def _functional(read: ChallengePy) -> Optional[FunctionalLayout]:
     return FunctionalLayout(spans, comments, loop_names, fn.lineno)
 
 
+def _called_on_self(node: ast.AST) -> Set[str]:
+    return {
+        sub.func.attr
+        for sub in ast.walk(node)
+        if isinstance(sub, ast.Call)
+        and isinstance(sub.func, ast.Attribute)
+        and isinstance(sub.func.value, ast.Name)
+        and sub.func.value.id == "self"
+    }
+
+
+def _named(node: ast.AST) -> Set[str]:
+    return {sub.id for sub in ast.walk(node) if isinstance(sub, ast.Name)}
+
+
+def _helpers(read: Any, reference: ast.FunctionDef, lines: List[str]) -> Tuple[List[str], str]:
+    """What reference_impl reaches, transitively: methods of the class it calls on `self` (not
+    the five every challenge has) and module-level functions it names, in source order."""
+    module_functions = {
+        node.name: node for node in read.module.body if isinstance(node, ast.FunctionDef)
+    }
+    own = {n for n in read.methods if n not in METHODS and n != "reference_impl_jax"}
+    reached: Dict[str, ast.FunctionDef] = {}
+    todo = [reference]
+    while todo:
+        node = todo.pop()
+        wanted = {(n, read.methods[n]) for n in _called_on_self(node) if n in own}
+        wanted |= {(n, module_functions[n]) for n in _named(node) if n in module_functions}
+        for name, found in sorted(wanted, key=lambda item: item[1].lineno):
+            if name not in reached:
+                reached[name] = found
+                todo.append(found)
+    chunks = []
+    for node in sorted(reached.values(), key=lambda n: n.lineno):
+        first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+        chunks.append(textwrap.dedent("\n".join(lines[first - 1 : node.end_lineno])))
+    return list(reached), "\n\n".join(chunks)
+
+
 def read_source(text: str) -> ChallengeSource:
     """Everything chgen import takes from challenge.py's text."""
     read = read_challenge_py(text)
@@ -258,6 +301,7 @@ def read_source(text: str) -> ChallengeSource:
         raise SourceError("class Challenge has no reference_impl")
     facts = read.attribute_facts
     literals = {name: fact.literal for name, fact in facts.items() if fact.has_literal}
+    helper_names, helpers = _helpers(read, read.methods["reference_impl"], read.lines)
     return ChallengeSource(
         text=text,
         attrs=literals,
@@ -267,6 +311,8 @@ def read_source(text: str) -> ChallengeSource:
         imports=read.imports,
         module_names=set(read.module_names) - {"Challenge"},
         functional=_functional(read),
+        helpers=helpers or None,
+        helper_names=set(helper_names),
     )
 
 

@@ -32,6 +32,33 @@ def read_starters(starter_dir: Path, names: Sequence[str]) -> Dict[str, Optional
     return found
 
 
+_PREAMBLE_RE = re.compile(r"^(import |from \S+ import |#include\b)")
+_SOLVE_RE = re.compile(r"^(def solve\(|extern \"C\"|@export\b)")
+
+
+def helpers(text: Optional[str], kernel: Optional[str]) -> Optional[str]:
+    """The code a starter ships between its imports and its kernel stub (or, without one, the
+    comment above solve): helper functions such as a hash the solver should use."""
+    if text is None:
+        return None
+    lines = text.splitlines()
+    start = max((i + 1 for i, line in enumerate(lines) if _PREAMBLE_RE.match(line)), default=0)
+    kernel_re = (
+        re.compile(rf"^(def|__global__\s+\w+)\s+{re.escape(kernel)}\s*\(") if kernel else None
+    )
+    stop = len(lines)
+    for i in range(start, len(lines)):
+        if _SOLVE_RE.match(lines[i]) or (kernel_re and kernel_re.match(lines[i])):
+            stop = i
+            break
+    while stop > start and (
+        lines[stop - 1].startswith(("@", "#", "//")) or not lines[stop - 1].strip()
+    ):
+        stop -= 1  # the kernel's or solve's decorators and comment, blank lines
+    code = "\n".join(lines[start:stop]).strip("\n")
+    return code + "\n" if code.strip() else None
+
+
 def scaffold(cuda: Optional[str], sizes: List[str]) -> Tuple[Optional[dict], List[str]]:
     """{kernel, grid} from the CUDA starter's __global__ function and its launch arithmetic."""
     notes: List[str] = []

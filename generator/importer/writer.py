@@ -18,6 +18,7 @@ WIDTH = 100
 _GROUPS = [
     ["id", "slug", "name", "difficulty", "access_tier", "num_gpus", "atol", "rtol"],
     ["signature"],
+    ["reference_helpers"],
     ["reference"],
     ["description", "svg"],
     ["requirements"],
@@ -25,6 +26,7 @@ _GROUPS = [
     ["example"],
     ["prefill"],
     ["scaffold"],
+    ["starter_helpers"],
     ["defaults"],
     ["functional"],
     ["performance"],
@@ -151,8 +153,13 @@ def _item_lines(item: Dict[str, Any], indent: int) -> List[str]:
 
 
 def _field(key: str, value: Any) -> List[str]:
-    if key in ("reference", "description") or (key == "svg" and "\n" in value):
+    if key in ("reference", "reference_helpers", "description") or (key == "svg" and "\n" in value):
         return block(key, value)
+    if key == "starter_helpers":
+        lines = [f"{key}:"]
+        for language, code in value.items():
+            lines.extend("  " + line if line else "" for line in block(language, code))
+        return lines
     if key == "signature":
         return [f"{key}:"] + [line for p in value for line in _item_lines(p, 2)]
     if key == "functional":

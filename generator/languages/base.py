@@ -10,9 +10,10 @@ subclass, one template under templates/starter/ and one column in generator/dtyp
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar, Dict, List, Optional, Sequence, Set
+from typing import Any, ClassVar, Dict, FrozenSet, List, Optional, Sequence, Set
 
 from generator.dtypes import DType, lookup
 from generator.toolchain.errors import BuildError
@@ -57,6 +58,12 @@ class Language:
     c_declarations: ClassVar[bool] = False
     #: the comment inside solve's body of a language that returns its outputs
     return_comment: ClassVar[Optional[str]] = None
+    #: words this language reserves that a Python identifier may be (Mojo's `out`, C's `int`): a
+    #: parameter so named is escaped in this language only (see `spelled`)
+    keywords: ClassVar[FrozenSet[str]] = frozenset()
+    #: what escapes a keyword: appended, so the parameter keeps its place and its C ABI (native
+    #: solutions are called by position)
+    keyword_escape: ClassVar[str] = "_"
 
     # ---- the starter as `chgen check` and `chgen preview` see it
     #: the parser that reads its starters (a key of generator.checks.starters.PARSERS)
@@ -114,15 +121,39 @@ class Language:
             return [p for p in params if p.direction != "out"]
         return list(params)
 
+    def spelled(self, name: str, others: Sequence[str] = ()) -> str:
+        """How this language writes a parameter name: a keyword of its own is escaped (`out` ->
+        `out_`), again if that clashes with another parameter's name."""
+        spelled = name
+        while spelled in self.keywords or (spelled != name and spelled in others):
+            spelled += self.keyword_escape
+        return spelled
+
+    def spelled_params(self, params: Sequence[SigParam]) -> List[SigParam]:
+        """The visible parameters under the names this language writes them with."""
+        visible = self.visible(params)
+        names = [p.name for p in params]
+        return [dataclasses.replace(p, name=self.spelled(p.name, names)) for p in visible]
+
     def starter_params(self, params: Sequence[SigParam]) -> List[StarterParam]:
         return [
             StarterParam(p.name, self.tensor_type(p) if p.is_tensor else self.scalar_type(p))
-            for p in self.visible(params)
+            for p in self.spelled_params(params)
         ]
+
+    def current_helper(self, code: str) -> str:
+        """A starter helper carried over from an older tree, in this language's current form."""
+        return code
+
+    def kernel_parameter_names(self, params: Sequence[SigParam], grid: Sequence[str]) -> List[str]:
+        """The names of an easy starter's kernel stub (its launch passes the solve parameters in
+        this order); `grid` holds the size parameters the launch covers."""
+        return [p.name for p in self.spelled_params(params)]
 
     def comment(self, params: Sequence[SigParam], easy: bool) -> str:
         """The one comment above solve, e.g. '// a, b are device pointers'."""
-        names = [p.name for p in self.visible(params) if p.is_tensor and self.names_tensor(p)]
+        spelled = self.spelled_params(params)
+        names = [p.name for p in spelled if p.is_tensor and self.names_tensor(p)]
         singular, plural = self.noun
         if len(names) == 1:
             text = f"{names[0]} is a {singular}"

@@ -26,6 +26,18 @@ class Cuda(Language):
     native = True
     default_target = "sm_90"
     build_tool = "nvcc"
+    #: C/C++ keywords and the CUDA built-ins a parameter would shadow: written `int_`, `half_`
+    keywords = frozenset(
+        {
+            "auto", "break", "case", "char", "const", "continue", "default", "do", "double",
+            "else", "enum", "extern", "float", "for", "goto", "if", "int", "long", "register",
+            "return", "short", "signed", "sizeof", "static", "struct", "switch", "typedef",
+            "union", "unsigned", "void", "volatile", "while", "bool", "true", "false", "class",
+            "new", "delete", "template", "this", "namespace", "using", "operator", "private",
+            "public", "protected", "virtual", "half", "dim3", "threadIdx", "blockIdx",
+            "blockDim", "gridDim",
+        }
+    )  # fmt: skip
 
     def tensor_type(self, p: SigParam) -> str:
         const = "const " if p.direction == "in" else ""

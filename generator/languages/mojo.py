@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from pathlib import Path
 from typing import Any, Optional, Sequence
@@ -29,6 +30,15 @@ class Mojo(Language):
     packages = ("mojo", "max-core")
     #: a built library needs the Mojo runtime beside it where it runs (bundled by --build-only)
     bundles_runtime = True
+    #: parse error "expected argument name" in Mojo 1.2, even in backticks (`` `out` `` parses as
+    #: the `out` convention): a parameter so named is written `out_`
+    keywords = frozenset(
+        {
+            "out", "ref", "mut", "var", "def", "fn", "struct", "trait", "deinit", "comptime",
+            "imm", "read", "in", "is", "not", "and", "or", "with", "owned", "inout", "borrowed",
+            "alias", "let", "raises", "capturing", "self", "Self",
+        }
+    )  # fmt: skip
 
     def tensor_type(self, p: SigParam) -> str:
         # Untracked origins are the ones documented for memory the caller owns; Imm for inputs
@@ -38,6 +48,10 @@ class Mojo(Language):
 
     def scalar_type(self, p: SigParam) -> str:
         return p.dtype.mojo
+
+    def current_helper(self, code: str) -> str:
+        """`alias NAME = ...` is `comptime NAME = ...` in Mojo 1.2 (mblack no longer parses it)."""
+        return re.sub(r"^(\s*)alias\s", r"\1comptime ", code, flags=re.M)
 
     # ------------------------------------------------------------------ judging
     def build(self, source: Path, workdir: Path, target: Optional[str]) -> Path:

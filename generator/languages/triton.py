@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Dict, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence
 
 from generator.languages.base import SigParam
 from generator.languages.pytorch import PyTorch
@@ -19,6 +19,15 @@ class Triton(PyTorch):
     tab_order = 2
     interpreted_on_cpu = True
     packages = ("triton",)
+    #: what the public easy Triton kernels call the element count of a 1-D launch (public 1, 8,
+    #: 21, 23, 24, 52, 68), whatever the signature calls it; 2-D kernels keep the names
+    element_count = "n_elements"
+
+    def kernel_parameter_names(self, params: Sequence[SigParam], grid: Sequence[str]) -> List[str]:
+        names = super().kernel_parameter_names(params, grid)
+        if len(grid) != 1 or self.element_count in names:
+            return names
+        return [self.element_count if name == grid[0] else name for name in names]
 
     # ------------------------------------------------------------------ judging
     def worker_env(self, device: str, target: Optional[str]) -> Dict[str, str]:

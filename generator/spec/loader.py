@@ -16,7 +16,7 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
 from pydantic import ValidationError
 
 from generator.naming import IDENT_RE, SPEC_NAME_RE, find_specs  # noqa: F401 - re-exported
-from generator.spec.model import Correlated, Distribution, Param, Spec, Values
+from generator.spec.model import Correlated, Distribution, Param, Spec, Values, helper_functions
 from generator.spec.yamlpos import (
     PathKey,
     Position,
@@ -230,10 +230,11 @@ def _validate_signature(view: SignatureView) -> Iterable[Issue]:
     for i, p in enumerate(view.spec.signature):
         for j, dim in enumerate(p.shape or []):
             size = view.params.get(dim) if isinstance(dim, str) else None
-            if isinstance(dim, str) and (size is None or size.is_tensor or size.dtype != "int32"):
+            if isinstance(dim, str) and (size is None or size.is_tensor or not _is_size(size)):
                 yield (
                     ("signature", i, "shape", j),
-                    f"shape of {p.name!r} names {dim!r}, which is not an int32 scalar parameter",
+                    f"shape of {p.name!r} names {dim!r}, which is not a size (an int32 or "
+                    "size_t scalar parameter)",
                     "add it to the signature or use a number",
                 )
 
@@ -334,10 +335,70 @@ def _validate_scaffold(view: SignatureView) -> Iterable[Issue]:
     if not IDENT_RE.match(spec.scaffold.kernel):
         yield ("scaffold", "kernel"), "kernel name must be an identifier", ""
     for j, name in enumerate(spec.scaffold.grid):
-        if name not in params or params[name].is_tensor or params[name].dtype != "int32":
-            yield ("scaffold", "grid", j), f"{name!r} is not an int32 size parameter", ""
+        if name not in params or params[name].is_tensor or not _is_size(params[name]):
+            yield ("scaffold", "grid", j), f"{name!r} is not a size parameter (int32 or size_t)", ""
     if spec.difficulty != "easy":
         yield ("scaffold",), "only easy challenges have a scaffold; medium/hard start empty", ""
+
+
+def _validate_helpers(view: SignatureView) -> Iterable[Issue]:
+    """Starter helpers name a language chgen writes; Python ones must parse (the others are
+    proved by the compile checks of the starters)."""
+    from generator.languages import BY_KEY  # the registry: which starters exist
+
+    spec = view.spec
+    for key, code in spec.starter_helpers.items():
+        where = ("starter_helpers", key)
+        lang = BY_KEY.get(key)
+        if lang is None:
+            yield where, f"no language is called {key!r}", f"use one of {', '.join(BY_KEY)}"
+        elif lang.starter_syntax == "python":
+            yield from _check_code(code, where)
+    if spec.reference_helpers is not None:
+        names = {p.name for p in spec.signature}
+        for node in helper_functions(spec.reference_helpers):
+            if node.name in names:
+                yield (
+                    ("reference_helpers",),
+                    f"helper {node.name!r} has the name of a solve parameter",
+                    "rename it",
+                )
+
+
+def _validate_case_forms(view: SignatureView) -> Iterable[Issue]:
+    """Descriptors stand for drawn inputs and empty outputs only."""
+    spec = view.spec
+    forms = [(("functional", i), case) for i, case in enumerate(spec.functional)]
+    forms.append((("performance",), spec.performance))
+    for where, case in forms:
+        if not case.descriptors:
+            continue
+        if case.seed is not None:
+            yield (
+                where + ("seed",),
+                "descriptors are drawn by the runner, which seeds them itself: a seed here has "
+                "no effect",
+                "drop the seed or descriptors: true",
+            )
+        prefill = case.prefill if case.prefill is not None else spec.prefill
+        if prefill not in (None, "empty"):
+            at = where + ("prefill",) if case.prefill is not None else ("prefill",)
+            yield (
+                at,
+                f"outputs written with descriptors start empty (OutTensor), not {prefill!r}",
+                "drop descriptors: true or the prefill",
+            )
+        own = case.inputs
+        merged = {**spec.defaults.inputs, **own}
+        for name, dist in merged.items():
+            if dist.kind in ("values", "correlated"):
+                loc = where + ("inputs", name) if name in own else ("defaults", "inputs", name)
+                yield (
+                    loc,
+                    f"{dist.kind} has no descriptor (RandTensor, RandnTensor, RandIntTensor, "
+                    "FullTensor)",
+                    "drop descriptors: true for this case",
+                )
 
 
 #: one validator per spec section, run in this order (errors are reported in this order)
@@ -351,7 +412,19 @@ SECTION_VALIDATORS: Tuple[Callable[[SignatureView], Iterable[Issue]], ...] = (
     _validate_oracle,
     _validate_accuracy_floor,
     _validate_scaffold,
+    _validate_helpers,
+    _validate_case_forms,
 )
+
+
+#: the values an integer scalar may take, by dtype
+SCALAR_RANGES = {"int32": (-(2**31), 2**31), "size_t": (0, 2**64)}
+
+
+def _is_size(p: Param) -> bool:
+    from generator.dtypes import lookup
+
+    return not p.is_tensor and lookup(p.dtype).is_size
 
 
 def _check_scalar_values(
@@ -367,12 +440,13 @@ def _check_scalar_values(
             yield where + (key,), f"{key!r} is not a scalar parameter", ""
             continue
         p = names[key]
-        if p.dtype == "int32" and (not isinstance(value, int) or isinstance(value, bool)):
-            yield where + (key,), f"{key!r} is int32: give an integer", ""
+        low, high = SCALAR_RANGES.get(p.dtype, (None, None))
+        if _is_size(p) and (not isinstance(value, int) or isinstance(value, bool)):
+            yield where + (key,), f"{key!r} is {p.dtype}: give an integer", ""
         elif isinstance(value, float) and not math.isfinite(value):
             yield where + (key,), f"{key!r} must be finite", ""
-        elif p.dtype == "int32" and not -(2**31) <= value < 2**31:
-            yield where + (key,), f"{key!r} does not fit in int32", ""
+        elif low is not None and not low <= value < high:
+            yield where + (key,), f"{key!r} does not fit in {p.dtype}", ""
     for p in scalars:
         if p.name not in values:
             yield where, f"no value for scalar {p.name!r}", "add it here or under defaults.scalars"

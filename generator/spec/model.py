@@ -175,6 +175,10 @@ Distribution = Annotated[
 ]
 
 
+#: how outputs start before solve: uninitialised, zeros, or filled with a number
+Prefill = Union[Literal["empty", "zeros"], float]
+
+
 class Case(Strict):
     """One functional test case: scalar values and how each input tensor is drawn."""
 
@@ -183,11 +187,19 @@ class Case(Strict):
     from_example: bool = False  # the worked example itself, without typing its data twice
     scalars: Dict[str, Number] = Field(default_factory=dict)
     inputs: Dict[str, Distribution] = Field(default_factory=dict)
+    seed: Optional[int] = Field(default=None, ge=0, lt=2**63)  # torch.manual_seed before drawing
+    prefill: Optional[Prefill] = None  # this case's outputs start so (default: the spec's)
+    #: written with the base class's descriptors (RandTensor, OutTensor, ...), not torch calls
+    descriptors: bool = False
 
     @model_validator(mode="after")
     def _example_alone(self) -> "Case":
-        if self.from_example and (self.scalars or self.inputs):
-            raise ValueError("a case with from_example: true takes no scalars or inputs")
+        own = self.scalars or self.inputs or self.seed is not None or self.prefill is not None
+        if self.from_example and (own or self.descriptors):
+            raise ValueError(
+                "a case with from_example: true takes no scalars, inputs, seed, prefill or "
+                "descriptors"
+            )
         return self
 
     @field_validator("name")
@@ -225,6 +237,9 @@ class Performance(Strict):
     inputs: Dict[str, Distribution] = Field(default_factory=dict)
     min_bytes: str  # expression over the scalars, e.g. "3 * N * C * 4"
     baselines: List[Baseline] = Field(default_factory=list)
+    seed: Optional[int] = Field(default=None, ge=0, lt=2**63)
+    prefill: Optional[Prefill] = None
+    descriptors: bool = False  # as most public performance tests write it
 
 
 class Mutant(Strict):
@@ -287,7 +302,7 @@ class Spec(Strict):
     constraints: List[str] = Field(default_factory=list)
     example: Example
     defaults: Defaults = Field(default_factory=lambda: Defaults())
-    prefill: Optional[float] = None  # value every output is filled with before solve
+    prefill: Optional[Prefill] = None  # how every output starts before solve (default: empty)
     functional: List[Case] = Field(min_length=1)
     performance: Performance
     scaffold: Optional[Scaffold] = None
@@ -295,6 +310,11 @@ class Spec(Strict):
     oracle: Optional[Oracle] = None
     accuracy_floor: Optional[AccuracyFloor] = None
     seed: int = 0
+    #: Python defining functions `reference` may call: a def whose first parameter is `self`
+    #: becomes a method of Challenge (placed before reference_impl), any other a module function
+    reference_helpers: Optional[str] = None
+    #: per language key: code shipped in that starter after its imports (device functions, ...)
+    starter_helpers: Dict[str, str] = Field(default_factory=dict)
 
     @field_validator("slug")
     @classmethod
@@ -328,6 +348,24 @@ class Spec(Strict):
     def _reference_parses(cls, v: str) -> str:
         return _check_python(v, "reference")
 
+    @field_validator("reference_helpers")
+    @classmethod
+    def _helpers_are_functions(cls, v: Optional[str]) -> Optional[str]:
+        if v is None:
+            return v
+        tree = ast.parse(_check_python(v, "reference_helpers"))
+        if not tree.body:
+            raise ValueError("reference_helpers defines no function")
+        for node in tree.body:
+            if not isinstance(node, ast.FunctionDef):
+                raise ValueError(
+                    f"reference_helpers holds function definitions only (line {node.lineno} is "
+                    "not a def)"
+                )
+            if node.name in HELPER_CLASHES or node.name.startswith("generate_"):
+                raise ValueError(f"helper {node.name!r} would replace a method chgen writes")
+        return v
+
     @property
     def dir_name(self) -> str:
         return f"{self.id}_{self.slug}"
@@ -339,6 +377,23 @@ def _check_python(code: str, what: str) -> str:
     except SyntaxError as exc:
         raise ValueError(f"{what} is not valid Python: {exc.msg} (line {exc.lineno})") from None
     return code
+
+
+#: names a reference helper may not take: the methods and names challenge.py already has
+HELPER_CLASHES = frozenset(
+    {"reference_impl", "get_solve_signature", "_make", "torch", "ctypes", "ChallengeBase"}
+)
+
+
+def helper_functions(code: str) -> List[ast.FunctionDef]:
+    """The defs of `reference_helpers`, in order (the model has checked there is nothing else)."""
+    return [node for node in ast.parse(code).body if isinstance(node, ast.FunctionDef)]
+
+
+def is_method(node: ast.FunctionDef) -> bool:
+    """A helper whose first parameter is `self` is a method of Challenge."""
+    args = node.args.posonlyargs + node.args.args
+    return bool(args) and args[0].arg == "self"
 
 
 Correlated.model_rebuild()

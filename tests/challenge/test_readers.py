@@ -11,7 +11,7 @@ import pytest
 from generator.challenge import ctypes_table
 from generator.challenge.page import example_values, math_spans, performance_bullet, read_page
 from generator.challenge.pyfile import ATTRIBUTES, REQUIRED_METHODS, read_challenge_py
-from generator.dtypes import DTYPES, SCALAR_DTYPES
+from generator.dtypes import DTYPES, SCALAR_DTYPES, TENSOR_DTYPES
 from generator.importer.infer import _scalar_param
 from generator.importer.report import Report
 from generator.judge.signature import params_from_signature
@@ -35,7 +35,7 @@ def _at(text: str, line: int, col: int) -> str:
 # ------------------------------------------------------------------------------ ctypes table
 
 
-@pytest.mark.parametrize("name", list(DTYPES))
+@pytest.mark.parametrize("name", list(TENSOR_DTYPES))
 def test_every_dtype_round_trips_through_the_ctypes_table(name):
     row = DTYPES[name]
     facts = ctypes_table.lookup(row.ctypes_tensor)
@@ -70,33 +70,31 @@ def test_shared_pointers_stand_for_every_row_that_uses_them():
     assert [row.name for row in facts.rows] == ["float16", "bfloat16"]
 
 
-def test_size_t_is_a_64_bit_unsigned_size_without_a_row():
+def test_size_t_is_the_size_t_row_under_every_spelling_of_its_c_type():
     facts = ctypes_table.lookup("ctypes.c_size_t")
-    assert facts.rows == ()
+    assert facts.rows == (DTYPES["size_t"],) and facts.no_row is None
     assert facts.scalar == ctypes_table.CScalar("int", 64, False)
-    assert "64-bit unsigned size" in facts.no_row and "no row" in facts.no_row
-    assert facts.value_row is DTYPES["int64"] and facts.size_row is DTYPES["int32"]
+    assert facts.value_row is DTYPES["size_t"] and DTYPES["size_t"].is_size
     # at run time c_size_t is c_ulong: the same C type, so the same facts
     runtime = ctypes_table.lookup(ctypes_table.spelling_of(ctypes.c_size_t))
-    assert (runtime.rows, runtime.no_row, runtime.value_row) == (
-        facts.rows,
-        facts.no_row,
-        facts.value_row,
-    )
+    assert runtime == facts
+    assert ctypes_table.lookup("c_uint64") == facts
+    # a size type only: no tensor holds it
+    assert ctypes_table.lookup("ctypes.POINTER(ctypes.c_size_t)").rows == ()
 
 
 def test_every_consumer_represents_size_t_the_same_way():
     facts = ctypes_table.lookup("ctypes.c_size_t")
     read = read_challenge_py((SCALED_ADD / "challenge.py").read_text("utf-8"))
     entry = next(e for e in read.signature if e.name == "N")
-    assert entry.facts == facts and entry.dtypes == [facts.size_row]
+    assert entry.facts == facts and entry.dtypes == [DTYPES["size_t"]]
     assert not read.signature_issues  # a size, not an error
     judged = params_from_signature({"N": (ctypes.c_size_t, "in")})[0]
     assert judged.dtype is facts.value_row and judged.ctype is ctypes.c_size_t
     report = Report()
     imported = _scalar_param("N", facts, "in", report)
-    assert imported.dtype == facts.size_row.name
-    assert any(facts.no_row in line for line in report.lines())
+    assert imported.dtype == "size_t"
+    assert not report.lines()  # kept as declared, nothing to say
 
 
 def test_types_without_a_row_say_why():

@@ -26,7 +26,7 @@ LINE_RE = re.compile(r"^(?P<path>[^:]+):(?P<line>\d+):(?P<col>\d+): (?P<code>[A-
 def broken(tmp_path: Path):
     """142 with one error (P005) and the default case range's warning (P017)."""
     fx = make_fixture(tmp_path, MEDIUM)
-    fx.edit("challenge.py", 'name = "RMS Norm Backward"', 'name = "RMS Norm (Backward)"')
+    fx.edit("challenge.py", 'name = "RMS Norm Backward"', 'name = "RMS Norm (Backward"')
     return fx
 
 
@@ -108,7 +108,7 @@ def test_targets_from_files_and_folders(tmp_path: Path) -> None:
 
 def test_display_paths_stay_as_given(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     fx = make_fixture(tmp_path, MEDIUM)
-    fx.edit("challenge.py", 'name = "RMS Norm Backward"', 'name = "RMS (Backward)"')
+    fx.edit("challenge.py", 'name = "RMS Norm Backward"', 'name = "RMS (Backward"')
     monkeypatch.chdir(tmp_path)
     found = run([Path("tree")], Options(select=("P005",))).findings
     assert [f.path for f in found] == ["tree/challenges/medium/142_rms_norm_backward/challenge.py"]

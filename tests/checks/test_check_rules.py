@@ -125,7 +125,7 @@ CASES: Dict[str, Case] = {
     "P004": Case(
         edit(PY, "    atol = 1e-03\n    rtol = 1e-03", "    rtol = 1e-03\n    atol = 1e-03"), PY
     ),
-    "P005": Case(edit(PY, 'name = "RMS Norm Backward"', 'name = "RMS Norm (Backward)"'), PY),
+    "P005": Case(edit(PY, 'name = "RMS Norm Backward"', 'name = "RMS Norm (Backward"'), PY),
     "P006": Case(
         edit(
             PY,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -9,6 +10,8 @@ import yaml
 
 from generator.cli import app
 from generator.importer import ImportFailure, import_challenge
+from generator.render import render_starters
+from generator.spec import load_spec
 
 PAGE = """<p>
   Scale a vector.
@@ -159,12 +162,18 @@ def test_what_a_spec_cannot_express_is_refused_with_the_reason(tmp_path: Path, c
         import_challenge(make(tmp_path, **changes))
 
 
-def test_a_parameter_named_out_is_refused(tmp_path: Path):
+def test_a_parameter_named_out_imports_and_only_mojo_escapes_it(tmp_path: Path):
     directory = make(tmp_path)
-    path = directory / "challenge.py"
-    path.write_text(path.read_text().replace('"B"', '"out"'))
-    with pytest.raises(ImportFailure, match="Mojo keyword"):
-        import_challenge(directory)
+    for name in ("challenge.py", "challenge.html"):
+        path = directory / name
+        path.write_text(re.sub(r"\bB\b", "out", path.read_text()))
+    imported = import_challenge(directory)
+    assert "{name: out, dtype: float32, direction: out, shape: [N]}" in imported.spec_text
+    spec = imported.write(tmp_path / "specs" / imported.spec_name)[0]
+    starters = render_starters(load_spec(spec).spec)
+    assert "out_: Pointer[Float32, MutUntrackedOrigin]" in starters["starter/starter.mojo"]
+    assert "float* out, int N)" in starters["starter/starter.cu"]
+    assert "out: torch.Tensor" in starters["starter/starter.pytorch.py"]
 
 
 def test_the_cli_says_why_an_import_fails(tmp_path: Path, runner):
@@ -178,3 +187,15 @@ def test_the_cli_says_why_an_import_fails(tmp_path: Path, runner):
         (flat / name).write_text((directory / name).read_text())
     result = runner.invoke(app, ["import", str(flat)])
     assert result.exit_code == 1 and "not easy, medium or hard" in result.output
+
+
+def test_a_module_parameter_is_refused_naming_the_construct(tmp_path: Path):
+    directory = make(tmp_path)
+    path = directory / "challenge.py"
+    text = path.read_text()
+    assert '"B": (ctypes.POINTER(ctypes.c_float), "out")' in text
+    path.write_text(
+        text.replace('"B": (ctypes.POINTER(ctypes.c_float), "out")', '"B": (torch.nn.Module, "in")')
+    )
+    with pytest.raises(ImportFailure, match="'B' is a torch.nn.Module"):
+        import_challenge(directory)

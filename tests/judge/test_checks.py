@@ -138,7 +138,7 @@ def test_signature_keeps_declared_ctypes():
         }
     )
     assert [p.is_tensor for p in params] == [True, False, False, True]
-    assert params[1].ctype is ctypes.c_size_t and params[1].dtype.name == "int64"
+    assert params[1].ctype is ctypes.c_size_t and params[1].dtype.name == "size_t"
     assert params[2].dtype.name == "float32"
     assert params[3].dtype.name == "uint8" and params[3].direction == "inout"
 

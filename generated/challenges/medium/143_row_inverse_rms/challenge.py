@@ -7,7 +7,7 @@ from core.challenge_base import ChallengeBase
 
 class Challenge(ChallengeBase):
     name = "Row Inverse RMS"
-    atol = 0e00
+    atol = 0
     rtol = 1e-05
     num_gpus = 1
     access_tier = "free"

@@ -7,8 +7,8 @@ from core.challenge_base import ChallengeBase
 
 class Challenge(ChallengeBase):
     name = "Histogramming"
-    atol = 0e00
-    rtol = 0e00
+    atol = 0
+    rtol = 0
     num_gpus = 1
     access_tier = "free"
 

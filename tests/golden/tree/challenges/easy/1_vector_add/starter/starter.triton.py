@@ -4,7 +4,7 @@ import triton.language as tl
 
 
 @triton.jit
-def vector_add(A, B, C, N, BLOCK_SIZE: tl.constexpr):
+def vector_add(A, B, C, n_elements, BLOCK_SIZE: tl.constexpr):
     pass
 
 
