@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections import Counter, defaultdict
+from collections import Counter
 from pathlib import Path
 from typing import Dict, List
 
@@ -43,8 +43,21 @@ def constructs(spec_text: str) -> Counter:
     return found
 
 
+COUNTS = [
+    "imported",
+    "refused",
+    "challenge.py equivalent (strictly)",
+    "challenge.py equivalent (up to approximated cases)",
+    "challenge.py byte-identical",
+    "specs with a spec-wide prefill",
+    "cases with seed",
+    "cases with prefill",
+    "cases with descriptors",
+]
+
+
 def count(tree: Path) -> Dict[str, List[str]]:
-    names: Dict[str, List[str]] = defaultdict(list)
+    names: Dict[str, List[str]] = {key: [] for key in COUNTS}
     for directory in challenge_dirs(tree):
         label = f"{directory.parent.name}/{directory.name}"
         try:

@@ -3,9 +3,11 @@
 The pieces come from where they live: attributes, signature spellings, the reference body and case
 names from challenge.py's source (pyast); the cases from running it on the CPU (trace, infer); texts
 and the example as shown from challenge.html (html); an easy challenge's scaffold from starter.cu
-(starters). The spec is then loaded and rendered like any other, every rendered file is compared
-with its original, and the two challenge.py files are checked for equivalence; whatever differs is
-in the report.
+(starters). A case keeps the torch.manual_seed called right before it, how its outputs start
+(torch.empty, zeros, full: the example's start is the spec's prefill, a case's own where it
+differs) and whether it is written with the base class's descriptors. The spec is then loaded and
+rendered like any other, every rendered file is compared with its original, and the two
+challenge.py files are checked for equivalence; whatever differs is in the report.
 """
 
 from __future__ import annotations
