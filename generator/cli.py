@@ -471,7 +471,7 @@ def _import_tree(
         else:
             out.print(f"  refused  {name}: {outcome.reason}", markup=False)
 
-    outcomes = list(pool.run(directories, progress=progress))
+    outcomes = batch.import_all(pool, directories, progress)
     seconds = time.perf_counter() - started
     taken = batch.existing_specs(outcomes, specs_dir)
     if taken and not force:

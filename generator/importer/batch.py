@@ -14,9 +14,9 @@ import tempfile
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional
 
-from generator.importer.isolated import Outcome
+from generator.importer.isolated import ImportPool, Outcome, refused
 from generator.naming import DIFFICULTIES
 
 
@@ -61,6 +61,23 @@ def find_challenges(path: Path) -> List[Path]:
 def label(directory: Path) -> str:
     """`medium/4_reduction`: how a challenge is named in tables and reports."""
     return f"{directory.parent.name}/{directory.name}"
+
+
+def import_all(
+    pool: ImportPool, directories: List[Path], progress: Optional[Callable[[Outcome], None]] = None
+) -> List[Outcome]:
+    """Every directory through the pool. A spec that `chgen generate` would refuse (its example
+    fails the reference) is that challenge's refusal here: the folder written must generate."""
+    outcomes = []
+    for outcome in pool.run(directories):
+        result = outcome.result
+        if outcome.imported and result.generate_errors:
+            message = f"chgen generate refuses the spec: {result.generate_errors[0]}"
+            outcome = refused(outcome.directory, outcome.seconds, message)
+        if progress is not None:
+            progress(outcome)
+        outcomes.append(outcome)
+    return outcomes
 
 
 # ------------------------------------------------------------------------------- writing

@@ -50,7 +50,7 @@ class PoolError(Exception):
     """The workers themselves could not start (a broken install, not a challenge's fault)."""
 
 
-def _refused(directory: Path, seconds: float, message: str) -> Outcome:
+def refused(directory: Path, seconds: float, message: str) -> Outcome:
     reason, detail = reason_of(message)
     return Outcome(directory, seconds, None, message, reason, detail)
 
@@ -234,7 +234,7 @@ class ImportPool:
                 settled.append(
                     (
                         index,
-                        _refused(
+                        refused(
                             directories[index],
                             time.monotonic() - slot.started,
                             f"challenge.py ran past the time limit of {self.timeout:g} s "
@@ -257,7 +257,7 @@ class ImportPool:
         slot.job = None
         if status == "imported":
             return [(index, Outcome(directories[index], seconds, payload))]
-        return [(index, _refused(directories[index], seconds, payload))]
+        return [(index, refused(directories[index], seconds, payload))]
 
     def _died(self, slot: _Slot, directories) -> List[tuple]:
         code = slot.process.wait(5)
@@ -269,7 +269,7 @@ class ImportPool:
             return []
         index, slot.job = slot.job, None
         message = f"the import process died (exit code {code}) while running challenge.py"
-        return [(index, _refused(directories[index], time.monotonic() - slot.started, message))]
+        return [(index, refused(directories[index], time.monotonic() - slot.started, message))]
 
     def _replace_stopped(self, pending: List[int]) -> None:
         """A worker killed for its time limit, or dead, is replaced while work is left."""

@@ -68,6 +68,11 @@ REASONS: Tuple[Tuple[str, str], ...] = (
     (r"is not named <id>_<slug>|not easy, medium or hard", "directory outside the layout"),
     (r"the spec written does not load", "the spec written does not load"),
     (r"chgen cannot render the spec: (\w+)", "chgen cannot render the spec"),
+    (
+        r"chgen generate refuses the spec: .*name 'self' is not defined",
+        "reference calls helpers on self",
+    ),
+    (r"chgen generate refuses the spec: ([^:(]*)", "chgen generate refuses the spec"),
     (r"the import process (?:died|stopped)", "the import process died"),
     (r"chgen import failed: (\w+)", "chgen import failed (a chgen bug)"),
 )
