@@ -406,7 +406,12 @@ def import_challenge(
         fail(f"error: {path} is not a directory")
     if jobs < 1 or timeout <= 0:
         fail("error: --jobs takes a count of at least 1 and --timeout a positive number of seconds")
-    single = (path / "challenge.py").is_file() or not batch.is_tree(path)
+    single = (path / "challenge.py").is_file()
+    if not single and not batch.is_tree(path):
+        fail(
+            f"error: cannot import {path}: it holds no challenge.py and no "
+            "challenges/<easy|medium|hard>/ folder (give a challenge directory or a tree)"
+        )
     try:
         if single:
             _import_one(path, output, force, ImportPool(1, timeout))

@@ -97,11 +97,11 @@ def existing_specs(outcomes: List[Outcome], out: Path) -> List[Path]:
 
 def write_specs(outcomes: List[Outcome], out: Path) -> List[Path]:
     """Every imported spec and its SVG into `out`; each file replaced whole (never half)."""
-    out.mkdir(parents=True, exist_ok=True)
     written = []
     for outcome in outcomes:
         if not outcome.imported:
             continue
+        out.mkdir(parents=True, exist_ok=True)
         result = outcome.result
         files = {result.spec_name: result.spec_text}
         if result.svg_name:
