@@ -15,7 +15,7 @@ import math
 import re
 import tempfile
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
@@ -55,6 +55,7 @@ class ImportResult:
     identical: Dict[str, bool]  # file (challenge.py, challenge.html, starter/...) -> byte-identical
     equivalence: Equivalence
     case_names: List[str]
+    generate_errors: List[str] = field(default_factory=list)  # why `chgen generate` refuses it
 
     def write(self, spec_path: Path) -> List[Path]:
         """Write the spec (and its SVG sidecar next to it); return the paths written."""
@@ -750,9 +751,11 @@ def _finish(
                 + "\n".join(e.render() for e in exc.errors)
             ) from None
         _report_asserts(read.source, loaded.spec, report)
+        generate_errors: List[str] = []
         try:
             verify_example(loaded)
         except SpecErrors as exc:
+            generate_errors = [error.message for error in exc.errors]
             for error in exc.errors:
                 report.note(
                     f"chgen generate refuses this spec until it is fixed by hand: {error.message}"
@@ -789,6 +792,7 @@ def _finish(
         identical,
         equivalence,
         read.names,
+        generate_errors,
     )
 
 

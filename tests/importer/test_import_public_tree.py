@@ -108,3 +108,31 @@ def test_what_cannot_be_represented_is_refused(name: str):
     with pytest.raises(ImportFailure) as caught:
         import_challenge(public(name))
     assert REFUSED[name] in str(caught.value)
+
+
+def test_the_whole_tree_imports_in_one_command(runner, tmp_path: Path):
+    """Every challenge once in the report, in the tree's order; what each list above expects; no
+    refusal that is chgen's own failure; the folder written generates."""
+    import json
+
+    specs, report = tmp_path / "specs", tmp_path / "report.json"
+    tree = Path(os.environ[ENV])
+    result = runner.invoke(app, ["import", str(tree), "--out", str(specs), "--report", str(report)])
+    assert result.exit_code == 0, result.output
+    assert "Traceback" not in result.output
+    data = json.loads(report.read_text())
+    names = [r["challenge"] for r in data["results"]]
+    on_disk = sorted(f"{d.parent.name}/{d.name}" for d in public(".").glob("*/*_*") if d.is_dir())
+    assert sorted(names) == on_disk and len(names) == data["challenges"]
+    status = {r["challenge"]: r for r in data["results"]}
+    for name in ROUND_TRIP + sorted(STARTER_BREAKS):
+        assert status[name]["status"] == "imported", status[name]
+    for name, words in REFUSED.items():
+        assert status[name]["status"] == "refused" and words in status[name]["message"]
+    crashed = [r for r in data["results"] if r.get("reason", "").startswith("chgen import failed")]
+    assert crashed == []
+    assert sum(g["count"] for g in data["reasons"]) == data["refused"]
+    generated = runner.invoke(
+        app, ["generate", "--specs", str(specs), "--out", str(tmp_path / "tree")]
+    )
+    assert generated.exit_code == 0, generated.output
