@@ -13,7 +13,7 @@ import textwrap
 from typing import Any, Dict
 
 from generator.dtypes import lookup
-from generator.spec.loader import LoadedSpec
+from generator.spec.loader import LoadedSpec, resolve_shape
 from generator.spec.yamlpos import SpecError, SpecErrors
 
 
@@ -52,7 +52,7 @@ def verify_example(loaded: LoadedSpec) -> None:
         row = lookup(p.dtype)
         dtype = torch.float64 if row.kind == "float" else torch.int64
         if p.direction == "out":
-            shape = [int(ex.scalars[d]) if isinstance(d, str) else d for d in p.shape]
+            shape = list(resolve_shape(p, ex.scalars, ex.shapes))
             values[p.name] = torch.full(shape, float("nan"), dtype=torch.float64)
             if row.kind == "int":
                 values[p.name] = torch.zeros(shape, dtype=dtype)

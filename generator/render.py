@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import textwrap
 from dataclasses import dataclass, field, fields
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import jinja2
 
@@ -21,8 +21,9 @@ from generator.dtypes import lookup
 from generator.formatting import format_text
 from generator.languages import LANGUAGES, SigParam
 from generator.resources import template_dir
-from generator.spec.loader import LoadedSpec, size_names
-from generator.spec.model import Case, Distribution, Param, Spec
+from generator.spec import shapes
+from generator.spec.loader import LoadedSpec, shape_of, size_names
+from generator.spec.model import Case, Distribution, Example, Param, Spec
 
 
 class TemplateContext:
@@ -136,8 +137,9 @@ def tolerance_literal(value: float) -> str:
     return short if float(short) == value else repr(value)
 
 
-def shape_tuple(param: Param) -> str:
-    dims = [str(d) for d in param.shape]
+def shape_tuple(param: Param, overrides: Optional[Dict[str, Any]] = None) -> str:
+    """`(2 * N, C)`: the shape a case passes `param` with, as Python source."""
+    dims = [shapes.spell(d) for d in shape_of(param, overrides or {})]
     return f"({dims[0]},)" if len(dims) == 1 else f"({', '.join(dims)})"
 
 
@@ -153,9 +155,9 @@ def tensor_kwargs(param: Param) -> str:
     return f"device=self.device, dtype=torch.{lookup(param.dtype).torch}"
 
 
-def distribution_expr(param: Param, dist: Distribution) -> str:
-    """Python (torch) source that draws one input tensor on self.device."""
-    shape, kwargs = shape_tuple(param), tensor_kwargs(param)
+def distribution_expr(param: Param, dist: Distribution, shape: str) -> str:
+    """Python (torch) source that draws one input tensor of `shape` on self.device."""
+    kwargs = tensor_kwargs(param)
     kind = dist.kind
     if kind == "uniform":
         low, high = dist.uniform
@@ -212,12 +214,31 @@ class CaseCode:
     call: str
 
 
-def case_code(spec: Spec, scalars: Dict[str, Any], dists: Dict[str, Distribution]) -> CaseCode:
+def with_output_shapes(spec: Spec, overrides: Dict[str, Any], code: CaseCode) -> CaseCode:
+    """Outputs a case passes in another shape than the signature's: `_make` builds them, the case
+    then views them in its own shape (a fresh tensor's view keeps the prefill)."""
+    changed = [p for p in spec.signature if p.direction == "out" and p.name in overrides]
+    if not changed:
+        return code
+    lines = code.lines + [f"case = {code.call}"]
+    for p in changed:
+        lines.append(f'case["{p.name}"] = case["{p.name}"].view{shape_tuple(p, overrides)}')
+    return CaseCode(code.comment, lines, "case")
+
+
+def case_code(
+    spec: Spec,
+    scalars: Dict[str, Any],
+    dists: Dict[str, Distribution],
+    overrides: Optional[Dict[str, Any]] = None,
+) -> CaseCode:
+    overrides = overrides or {}
     lines = size_assignment(spec, scalars)
     for p in spec.signature:
         if p.is_tensor and p.direction != "out":
-            lines.append(f"{p.name} = {distribution_expr(p, dists[p.name])}")
-    return CaseCode("", lines, make_call(spec, scalars))
+            drawn = distribution_expr(p, dists[p.name], shape_tuple(p, overrides))
+            lines.append(f"{p.name} = {drawn}")
+    return with_output_shapes(spec, overrides, CaseCode("", lines, make_call(spec, scalars)))
 
 
 def example_code(spec: Spec) -> CaseCode:
@@ -227,7 +248,8 @@ def example_code(spec: Spec) -> CaseCode:
         if p.is_tensor and p.direction != "out":
             literal = nested_literal(ex.inputs[p.name], lookup(p.dtype).kind)
             lines.append(f"{p.name} = torch.tensor({literal}, {tensor_kwargs(p)})")
-    return CaseCode("", lines, make_call(spec, ex.scalars))
+    code = CaseCode("", lines, make_call(spec, ex.scalars))
+    return with_output_shapes(spec, ex.shapes, code)
 
 
 def functional_code(spec: Spec, case: Case) -> CaseCode:
@@ -236,7 +258,7 @@ def functional_code(spec: Spec, case: Case) -> CaseCode:
         return CaseCode(comment, [], "self.generate_example_test()")
     scalars = {**spec.defaults.scalars, **case.scalars}
     dists = {**spec.defaults.inputs, **case.inputs}
-    code = case_code(spec, scalars, dists)
+    code = case_code(spec, scalars, dists, case.shapes)
     code.comment = comment
     return code
 
@@ -252,11 +274,25 @@ def python_annotation(p: Param) -> str:
     return "torch.Tensor" if p.is_tensor else lookup(p.dtype).python_scalar
 
 
+def shape_variants(spec: Spec, p: Param) -> List[str]:
+    """The shapes `p` is passed with: the signature's, then each case's override, once each."""
+    every = [spec.example.shapes, *(c.shapes for c in spec.functional), spec.performance.shapes]
+    variants = [shape_tuple(p)]
+    for overrides in every:
+        if p.name in overrides and shape_tuple(p, overrides) not in variants:
+            variants.append(shape_tuple(p, overrides))
+    return variants
+
+
 def assertions(spec: Spec) -> List[str]:
     checks = []
     for p in spec.signature:
         if p.is_tensor:
-            checks.append(f"{p.name}.shape == {shape_tuple(p)}")
+            variants = shape_variants(spec, p)
+            if len(variants) == 1:
+                checks.append(f"{p.name}.shape == {variants[0]}")
+            else:
+                checks.append(f"{p.name}.shape in ({', '.join(variants)})")
     for p in spec.signature:
         if p.is_tensor:
             checks.append(f"{p.name}.dtype == torch.{lookup(p.dtype).torch}")
@@ -327,7 +363,7 @@ def challenge_py_context(spec: Spec) -> ChallengePyContext:
         make_doc=make_doc,
         example=example_code(spec),
         cases=[functional_code(spec, case) for case in spec.functional],
-        performance=case_code(spec, perf.scalars, perf_dists),
+        performance=case_code(spec, perf.scalars, perf_dists, perf.shapes),
     )
 
 
@@ -340,49 +376,62 @@ class ChallengeHtmlContext(TemplateContext):
     svg: Optional[str]
     requirements: List[str]
     constraints: List[str]
-    example: html.ExampleSection
+    examples: List[html.ExampleSection]
     performance_bullet: str
+    blank_line_before_performance: bool
+
+
+def example_section(spec: Spec, example: Example, title: str) -> html.ExampleSection:
+    """One example's section: its tensors in signature order and the scalars the form lists."""
+    sizes = set(size_names(spec))
+    tensors = [p for p in spec.signature if p.is_tensor]
+    inputs = [
+        (p.name, shape_of(p, example.shapes), example.inputs[p.name])
+        for p in tensors
+        if p.direction != "out"
+    ]
+    outputs = [
+        (p.name, shape_of(p, example.shapes), example.outputs[p.name])
+        for p in tensors
+        if p.direction != "in"
+    ]
+    if html.example_form(inputs + outputs) == "matrix":
+        scalar_lines = [
+            (p.name, p.latex or f"\\text{{{p.name}}}", example.scalars[p.name])
+            for p in spec.signature
+            if not p.is_tensor and p.name not in sizes
+        ]
+    else:  # <pre> pages show the sizes too
+        scalar_lines = [
+            (p.name, p.latex or p.name, example.scalars[p.name])
+            for p in spec.signature
+            if not p.is_tensor
+        ]
+    return html.example_blocks(title, inputs, outputs, scalar_lines, example.scalars)
+
+
+def performance_sizes(spec: Spec) -> List[Tuple[str, Any]]:
+    """The bullet's (name, value) pairs: the scalars the spec names, else every int size."""
+    perf = spec.performance
+    if perf.shown is not None:
+        names = list(perf.shown)
+    else:
+        names = [p.name for p in spec.signature if not p.is_tensor and p.dtype == "int32"]
+    return [(name, perf.scalars[name]) for name in names]
 
 
 def challenge_html_context(loaded: LoadedSpec) -> ChallengeHtmlContext:
     spec = loaded.spec
-    ex = spec.example
-    sizes = set(size_names(spec))
-    params = {p.name: p for p in spec.signature}
-    inputs = [
-        (p.name, p.shape, ex.inputs[p.name])
-        for p in spec.signature
-        if p.is_tensor and p.direction != "out"
-    ]
-    outputs = [
-        (p.name, p.shape, ex.outputs[p.name])
-        for p in spec.signature
-        if p.is_tensor and p.direction != "in"
-    ]
-    scalar_lines = [
-        (p.name, p.latex or f"\\text{{{p.name}}}", ex.scalars[p.name])
-        for p in spec.signature
-        if not p.is_tensor and p.name not in sizes
-    ]
-    if not any(len(params[n].shape) >= 2 for n, _, _ in inputs + outputs):
-        # 1-D pages show the sizes in the <pre> block too
-        scalar_lines = [
-            (p.name, p.latex or p.name, ex.scalars[p.name])
-            for p in spec.signature
-            if not p.is_tensor
-        ]
-    perf_sizes = [
-        (p.name, int(spec.performance.scalars[p.name]))
-        for p in spec.signature
-        if not p.is_tensor and p.dtype == "int32"
-    ]
+    examples = [spec.example]
+    titles = html.example_titles(len(examples))
     return ChallengeHtmlContext(
         description=spec.description.strip(),
         svg=loaded.svg,
         requirements=list(spec.requirements),
         constraints=list(spec.constraints),
-        example=html.example_blocks(inputs, outputs, scalar_lines, ex.scalars),
-        performance_bullet=html.performance_bullet(perf_sizes),
+        examples=[example_section(spec, ex, t) for ex, t in zip(examples, titles)],
+        performance_bullet=html.performance_bullet(performance_sizes(spec)),
+        blank_line_before_performance=spec.performance.blank_line and bool(spec.constraints),
     )
 
 

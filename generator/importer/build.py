@@ -34,6 +34,7 @@ from generator.naming import DIFFICULTIES, URL_NAME_RE
 from generator.render import CORE_BASE, assertions, render_challenge, render_core
 from generator.resources import template_dir
 from generator.spec import SpecErrors, load_spec
+from generator.spec import shapes as shape_exprs
 
 DIR_RE = re.compile(r"^(\d+)_(\w+)$")
 STARTERS = (
@@ -255,7 +256,14 @@ def _defaults(cases: List[_Case], params: List[ParamInfo], sizes: List[str]) -> 
     return out
 
 
-def _case_entry(case: _Case, defaults: Dict[str, Any], sizes: List[str]) -> Dict[str, Any]:
+def _case_shapes(params: List[ParamInfo], label: str) -> Dict[str, Any]:
+    """`shapes:` of one case: the tensors it passes with another rank than the example."""
+    return {p.name: p.case_shapes[label] for p in params if label in p.case_shapes}
+
+
+def _case_entry(
+    case: _Case, defaults: Dict[str, Any], sizes: List[str], params: List[ParamInfo]
+) -> Dict[str, Any]:
     entry: Dict[str, Any] = {"name": case.label}
     if case.note:
         entry["note"] = case.note
@@ -272,6 +280,8 @@ def _case_entry(case: _Case, defaults: Dict[str, Any], sizes: List[str]) -> Dict
         entry["scalars"] = scalars
     if inputs:
         entry["inputs"] = inputs
+    if _case_shapes(params, case.label):
+        entry["shapes"] = _case_shapes(params, case.label)
     return entry
 
 
@@ -300,12 +310,17 @@ def _prefill(run: Run, params: List[ParamInfo], report: Report) -> Optional[floa
     return value
 
 
+def _factor(dim: Any) -> str:
+    """A dimension as a factor of a product: `(N - K + 1)`, `2 * N`, `N`."""
+    return shape_exprs.spelled(shape_exprs.dimension(dim), parent=2)
+
+
 def _min_bytes(params: List[ParamInfo]) -> str:
     """Every tensor read or written once: `3 * N * C * 4 + 2 * C * 4`."""
     terms: Dict[tuple, List[Any]] = {}
     for p in params:
         if p.is_tensor:
-            dims = [str(d) for d in p.shape if d != 1] + [str(lookup(p.dtype).itemsize)]
+            dims = [_factor(d) for d in p.shape if d != 1] + [str(lookup(p.dtype).itemsize)]
             entry = terms.setdefault(tuple(sorted(dims)), [" * ".join(dims), 0])
             entry[1] += 1
     return " + ".join(f"{n} * {text}" if n > 1 else text for text, n in terms.values())
@@ -334,8 +349,9 @@ def _example_inputs(params: List[ParamInfo], case: Traced, seed: int, report: Re
     return inputs
 
 
-#: example tensors are written out as literals in the spec and on the page
-EXAMPLE_MAX_ELEMENTS = 4096
+#: example tensors are written out as literals in the spec (the page summarises large ones by
+#: their shapes); this many elements keep a spec well under its 2 MB limit
+EXAMPLE_MAX_ELEMENTS = 32768
 
 
 def _check_example_size(params: List[ParamInfo], example: Traced) -> None:
@@ -343,11 +359,6 @@ def _check_example_size(params: List[ParamInfo], example: Traced) -> None:
         if not p.is_tensor:
             continue
         tensor = infer.tensor_value(example, p, "example")
-        if tensor.dim() > 2:
-            raise ImportFailure(
-                f"the example's {p.name} is {tensor.dim()}-D; challenge.html shows 1-D and 2-D "
-                "examples only (not representable)"
-            )
         if tensor.numel() > EXAMPLE_MAX_ELEMENTS:
             raise ImportFailure(
                 f"the example's {p.name} has {tensor.numel()} elements; a spec's example is "
@@ -372,7 +383,7 @@ def _reference_outputs(
         kind = lookup(p.dtype).kind
         dtype = torch.float64 if kind == "float" else torch.int64
         if p.direction == "out":
-            shape = [scalars[d] if isinstance(d, str) else d for d in p.shape]
+            shape = shape_exprs.resolve(p.case_shapes.get("example", p.shape), scalars)
             fill = float("nan") if kind == "float" else 0
             values[p.name] = torch.full(shape, fill, dtype=dtype)
         else:
@@ -515,8 +526,9 @@ def import_challenge(directory: Path, seed: int = 0, inline_svg: bool = False) -
     attrs = _attributes(read.source, report)
     cases, perf_case, defaults = _cases(read, report)
     reference = _reference(read.source, read.params, report)
+    page_text = (directory / "challenge.html").read_text(encoding="utf-8")
     page = page_reader.read_page(
-        (directory / "challenge.html").read_text(encoding="utf-8"),
+        page_text,
         [p.name for p in read.params if p.is_tensor and p.direction != "in"],
     )
     for note in page.notes:
@@ -534,12 +546,15 @@ def import_challenge(directory: Path, seed: int = 0, inline_svg: bool = False) -
         f"({min_bytes}); adjust it"
     )
     performance: Dict[str, Any] = {"scalars": perf_case.scalars}
+    performance.update(_bullet_layout(read.params, page_text, page))
     perf_inputs = {
         k: v for k, v in perf_case.inputs.items() if defaults.get("inputs", {}).get(k) != v
     }
     if perf_inputs:
         performance["inputs"] = perf_inputs
     performance["min_bytes"] = min_bytes
+    if _case_shapes(read.params, "performance"):
+        performance["shapes"] = _case_shapes(read.params, "performance")
     svg_name = f"{challenge_id}_{slug}.svg" if page.svg and not inline_svg else None
     data: Dict[str, Any] = {
         "id": challenge_id,
@@ -560,7 +575,7 @@ def import_challenge(directory: Path, seed: int = 0, inline_svg: bool = False) -
         "prefill": _prefill(read.run, read.params, report),
         "scaffold": _scaffold(difficulty, slug, starter_texts, read.sizes, report),
         "defaults": defaults or None,
-        "functional": [_case_entry(c, defaults, read.sizes) for c in cases],
+        "functional": [_case_entry(c, defaults, read.sizes, read.params) for c in cases],
         "performance": performance,
     }
     return _finish(read, data, f"{challenge_id}_{slug}.yaml", svg_name, page.svg, report)
@@ -589,7 +604,14 @@ def _read(directory: Path, seed: int, report: Report) -> _Read:
             report.note(
                 f"case {label} passes {', '.join(extra)}, which solve does not take; dropped"
             )
-    used = {d for p in params if p.is_tensor for d in p.shape}
+    used = {
+        n
+        for p in params
+        if p.is_tensor
+        for shape in [p.shape, *p.case_shapes.values()]
+        for d in shape
+        for n in shape_exprs.names(shape_exprs.dimension(d))
+    }
     sizes = [p.name for p in params if not p.is_tensor and p.name in used]
     return _Read(directory, source, instance, run, params, names, notes, sizes, seed)
 
@@ -637,6 +659,22 @@ def _check_performance_bullet(
             f"challenge.html measures performance at {page.performance}, the test at "
             f"{shown}; the page is regenerated from the test"
         )
+
+
+def _bullet_layout(params: List[ParamInfo], text: str, page: page_reader.Page) -> Dict[str, Any]:
+    """`shown` when the bullet names other scalars than every int size; `blank_line: false` when
+    no blank line stands before it (chgen's default has one)."""
+    layout: Dict[str, Any] = {}
+    every = [p.name for p in params if not p.is_tensor and p.dtype == "int32"]
+    shown = [name for name in page.performance if name in {p.name for p in params}]
+    if page.performance and shown == list(page.performance) and shown != every:
+        layout["shown"] = shown
+    if page.performance and not _BLANK_BEFORE_BULLET.search(text):
+        layout["blank_line"] = False
+    return layout
+
+
+_BLANK_BEFORE_BULLET = re.compile(r"\n[ \t]*\n[ \t]*<li>\s*Performance is measured")
 
 
 def _scaffold(

@@ -65,7 +65,9 @@ class Param(Strict):
     name: str
     dtype: str
     direction: Literal["in", "out", "inout"] = "in"
-    shape: Optional[List[Union[str, int]]] = None  # tensors only; symbolic sizes or literals
+    #: tensors only: one entry per dimension (rank 0 is `[]`), each an integer, a size name or an
+    #: arithmetic expression of sizes (`2 * N`, `(K + 1) // 2`); parsed in generator/spec/shapes.py
+    shape: Optional[List[Union[str, int]]] = None
     latex: Optional[str] = None  # how the HTML example writes a scalar, e.g. "\\varepsilon"
 
     @field_validator("name")
@@ -89,13 +91,7 @@ class Param(Strict):
                 raise ValueError(
                     f"tensor dtype {self.dtype!r} is unknown; use one of {', '.join(TENSOR_DTYPES)}"
                 )
-            if not self.shape:
-                raise ValueError("a tensor needs at least one dimension in 'shape'")
-            for dim in self.shape:
-                if isinstance(dim, bool) or (isinstance(dim, int) and dim < 1):
-                    raise ValueError("shape entries are size names or positive integers")
-                if isinstance(dim, str) and not IDENT_RE.match(dim):
-                    raise ValueError(f"shape entry {dim!r} is not a size name")
+            _check_shape_entries(self.shape)
         else:
             if self.dtype not in SCALAR_DTYPES:
                 raise ValueError(
@@ -105,6 +101,21 @@ class Param(Strict):
             if self.direction != "in":
                 raise ValueError("scalars are always direction 'in'")
         return self
+
+
+def _check_shape_entries(shape: List[Any]) -> None:
+    """The form of each entry; what it names and evaluates to is checked against the cases."""
+    if len(shape) > MAX_RANK:
+        raise ValueError(f"tensors have at most {MAX_RANK} dimensions")
+    for dim in shape:
+        if isinstance(dim, bool) or (isinstance(dim, int) and dim < 1):
+            raise ValueError("shape entries are positive integers, size names or expressions")
+
+
+#: the highest tensor rank a signature, case or example may use
+MAX_RANK = 5
+
+Shape = List[Union[str, int]]
 
 
 class Uniform(Strict):
@@ -183,11 +194,13 @@ class Case(Strict):
     from_example: bool = False  # the worked example itself, without typing its data twice
     scalars: Dict[str, Number] = Field(default_factory=dict)
     inputs: Dict[str, Distribution] = Field(default_factory=dict)
+    #: tensors this case passes with another shape (e.g. flattened: `{x: [N * C]}`)
+    shapes: Dict[str, Shape] = Field(default_factory=dict)
 
     @model_validator(mode="after")
     def _example_alone(self) -> "Case":
-        if self.from_example and (self.scalars or self.inputs):
-            raise ValueError("a case with from_example: true takes no scalars or inputs")
+        if self.from_example and (self.scalars or self.inputs or self.shapes):
+            raise ValueError("a case with from_example: true takes no scalars, inputs or shapes")
         return self
 
     @field_validator("name")
@@ -211,6 +224,7 @@ class Example(Strict):
     scalars: Dict[str, Number]
     inputs: Dict[str, Nested]
     outputs: Dict[str, Nested]
+    shapes: Dict[str, Shape] = Field(default_factory=dict)  # as in a functional case
 
 
 class Baseline(Strict):
@@ -225,6 +239,11 @@ class Performance(Strict):
     inputs: Dict[str, Distribution] = Field(default_factory=dict)
     min_bytes: str  # expression over the scalars, e.g. "3 * N * C * 4"
     baselines: List[Baseline] = Field(default_factory=list)
+    shapes: Dict[str, Shape] = Field(default_factory=dict)  # as in a functional case
+    #: the scalars the page's performance bullet names, in this order (default: every int size)
+    shown: Optional[List[str]] = None
+    #: a blank line before the performance bullet, as most public pages have
+    blank_line: bool = True
 
 
 class Mutant(Strict):
