@@ -7,6 +7,7 @@ What has no such form is approximated and reported.
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import re
@@ -186,10 +187,11 @@ def infer_shapes(
         groups: Dict[int, List[int]] = {}
         for i, shape in enumerate(shapes):
             groups.setdefault(len(shape), []).append(i)
-        for rank, members in groups.items():
+        # the example's rank first: a flattened case's likely shape is the product of its dims
+        for rank, members in sorted(groups.items(), key=lambda item: item[0] != main):
             chosen = [cases[i] for i in members]
             values = [_case_sizes(sizes, label, case) for label, case in chosen]
-            hint = hints.get(p.name, []) if rank == main else []
+            hint = hints.get(p.name, []) if rank == main else _flattened(p.shape, rank)
             shape = [
                 _dimension(p.name, j, [shapes[i][j] for i in members], values, sizes, hint)
                 for j in range(rank)
@@ -199,6 +201,14 @@ def infer_shapes(
             else:
                 for i in members:
                     p.case_shapes[cases[i][0]] = shape
+
+
+def _flattened(shape: List[Any], rank: int) -> List[str]:
+    """`[M * N]` for a main shape `[M, N]` passed flat (rank 1), else no guess."""
+    if rank != 1 or not shape:
+        return []
+    factors = [shape_exprs.spelled(shape_exprs.dimension(d), parent=2) for d in shape]
+    return [" * ".join(factors)]
 
 
 def _case_sizes(sizes: List[ParamInfo], label: str, case: Traced) -> Dict[str, int]:
@@ -238,7 +248,7 @@ def _dimension(
     shown = f" (written {written})" if written else ""
     raise ImportFailure(
         f"dimension {j} of {name}{shown} is {sorted(set(dims))} across cases and equals no "
-        "expression of the sizes chgen tries (a shape expression such as 2 * N)"
+        "expression of the sizes chgen tries, such as 2 * N (not representable)"
     )
 
 
@@ -254,6 +264,8 @@ def _candidates(names: List[str]) -> List[str]:
             if a != b:
                 out += [f"{a} * {b}", f"{a} + {b}", f"{a} - {b}", f"{a} - {b} + 1", f"{a} // {b}"]
                 out += [f"{a} * {b} * {k}" for k in range(2, 5)]
+    for count in (3, 4):  # products of several sizes in signature order (N * C * H * W)
+        out += [" * ".join(group) for group in itertools.combinations(names, count)]
     return out
 
 

@@ -285,10 +285,13 @@ def _check_overrides(
             continue
         shape = shape_of(p, overrides)
         try:
-            for dim in shape:
-                shapes.dimension(dim)
+            used = {n for dim in shape for n in shapes.names(shapes.dimension(dim))}
         except shapes.ShapeError:
             continue  # reported by _check_shape_names
+        if not used <= set(size_names(view.spec)) or any(
+            view.params[n].dtype != "int32" for n in used
+        ):
+            continue  # an unknown or float name, reported by _check_shape_names
         failed = shapes.check_dims(shape, sizes)
         if failed is not None:
             j, problem = failed
@@ -491,7 +494,7 @@ def _check_example(spec, params, inputs, outputs) -> Iterable[Issue]:
             if key in params and params[key].is_tensor:
                 want = resolve_shape(params[key], ex.scalars, ex.shapes)
                 got = literal_shape(value)
-                if want is not None and got != want:
+                if want is not None and min(want, default=0) >= 0 and got != want:
                     yield (
                         ("example", group, key),
                         f"{key!r} has shape {list(got)} but the signature and example sizes "
@@ -529,7 +532,7 @@ def _check_distribution(p: Param, dist: Distribution, params, order, scalars, lo
         yield loc, f"{kind} draws floats but {p.name!r} is {p.dtype}", "use randint"
     if isinstance(dist, Values):
         want = resolve_shape(p, scalars, overrides)
-        if want is not None:
+        if want is not None and min(want, default=0) >= 0:
             got = literal_shape(dist.values)
             if got != want:
                 yield loc, f"values have shape {list(got)}, the case's sizes give {list(want)}", ""
