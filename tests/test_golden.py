@@ -87,5 +87,5 @@ def test_easy_starters_carry_scaffolds_in_cuda_mojo_triton_only():
 
 def test_golden_tree_is_not_empty():
     files = [p for p in (GOLDEN / "tree").rglob("*") if p.is_file()]
-    assert len(files) == 4 * 8 + 2  # four challenges, the base class, the manifest
+    assert len(files) == 5 * 8 + 2  # five challenges, the base class, the manifest
     assert all(Path(p).stat().st_size > 0 for p in files)
