@@ -1,5 +1,7 @@
 """Counts, over a clone of the public challenge set: how many challenges import, why the others are
-refused, and how many regenerated challenge.html pages are byte-identical to the originals.
+refused, and how many regenerated challenge.html pages are byte-identical to the originals, overall
+and among the pages that pass chgen check's HTML rules (no H error: the pages that follow the
+conventions).
 
     python benchmarks/public_pages.py <clone>/challenges [--only 26,45,80]
 
@@ -14,6 +16,9 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+from generator.checks.registry import ERROR
+from generator.checks.report import Options
+from generator.checks.runner import run as run_checks
 from generator.importer import ImportFailure, import_challenge
 
 #: refusal messages grouped by the construct they name
@@ -40,6 +45,13 @@ def challenge_dirs(root: Path):
                 yield path
 
 
+def html_clean(root: Path) -> set:
+    """Names of the challenge directories whose page has no H error."""
+    findings = run_checks([root], Options(select=["H"])).findings
+    flagged = {Path(f.path).parent.name for f in findings if f.severity == ERROR}
+    return {path.name for path in challenge_dirs(root)} - flagged
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("tree", type=Path, help="a clone's challenges/ folder")
@@ -48,11 +60,14 @@ def main() -> int:
     args = parser.parse_args()
     root = args.tree / "challenges" if (args.tree / "challenges").is_dir() else args.tree
     only = {int(i) for i in args.only.split(",") if i}
+    clean = html_clean(root)
     refused: Counter = Counter()
-    imported = identical = 0
+    imported = identical = clean_identical = 0
+    clean_seen = 0
     for path in challenge_dirs(root):
         if only and int(path.name.split("_")[0]) not in only:
             continue
+        clean_seen += path.name in clean
         try:
             result = import_challenge(path)
         except ImportFailure as exc:
@@ -68,10 +83,16 @@ def main() -> int:
         imported += 1
         same = result.identical["challenge.html"]
         identical += same
+        clean_identical += same and path.name in clean
         if args.verbose:
             print(f"{'same' if same else 'differs'}  {path.name}")
     total = imported + sum(refused.values())
     print(f"challenges: {total}, imported: {imported}, pages byte-identical: {identical}")
+    share = 100 * clean_identical / clean_seen if clean_seen else 0.0
+    print(
+        f"pages passing the HTML rules: {clean_seen}, byte-identical: {clean_identical} "
+        f"({share:.0f}%)"
+    )
     for reason, count in refused.most_common():
         print(f"  refused {count:3d}  {reason}")
     return 0

@@ -11,9 +11,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from typing import Any, Dict, List, Sequence, Tuple, Union
-
-from generator.spec import shapes
+from typing import Any, List, Optional, Sequence, Tuple, Union
 
 #: examples with more elements than this are shown by their shapes, not their values
 SUMMARY_ELEMENTS = 4096
@@ -81,32 +79,43 @@ def performance_bullet(sizes: Sequence[Tuple[str, int]]) -> str:
     return f"Performance is measured with {parts}"
 
 
-def tensor_label(name: str, dims: Sequence[Any], scalars: Dict[str, Any]) -> str:
-    """'\\(\\text{x}\\) (N=2, C=4):' — the label above one example matrix; a dimension
-    `2 * N` names N."""
-    used = [n for d in dims if isinstance(d, str) for n in shapes.names(shapes.parse(d))]
-    named = [f"{n}={scalars[n]}" for n in dict.fromkeys(used)]
-    suffix = f" ({', '.join(named)})" if named else ""
-    return f"\\(\\text{{{name}}}\\){suffix}:"
+def tensor_label(name: str, value: Any) -> str:
+    """'<code>Q</code> (2&times;4):' — the label above one example matrix, as most public matrix
+    pages write it; a 1-D tensor's label carries no size."""
+    dims = literal_dims(value)
+    suffix = f" ({'&times;'.join(str(d) for d in dims)})" if len(dims) >= 2 else ""
+    return f"<code>{name}</code>{suffix}:"
+
+
+def scalar_line(name: str, latex: Optional[str], value: Any) -> str:
+    """'\\(\\alpha = 0.5\\)' for a scalar the page writes in LaTeX, else
+    '<code>k</code>: 3'."""
+    if latex:
+        return f"\\({latex} = {format_number(value)}\\)"
+    return f"<code>{name}</code>: {format_number(value)}"
 
 
 @dataclass(frozen=True)
 class MatrixExample:
-    """A 2-D page's Example section: a label and a bmatrix per tensor, the other scalars."""
+    """A 2-D page's Example section: a label and a bmatrix per tensor, the other scalars (each
+    line but the last ends in <br>), then the explanation's HTML if any."""
 
     title: str
     inputs: List[str]
     outputs: List[str]
     scalar_lines: List[str]
+    explanation: Optional[str]
     matrix: bool = True
 
 
 @dataclass(frozen=True)
 class PreExample:
-    """A 1-D, rank >= 3 or summarised page's Example section: the lines of one <pre> block."""
+    """A 1-D, rank >= 3 or summarised page's Example section: the lines of one <pre> block, then
+    the explanation's HTML if any."""
 
     title: str
     pre_lines: List[str]
+    explanation: Optional[str]
     matrix: bool = False
 
 
@@ -116,9 +125,20 @@ ExampleSection = Union[MatrixExample, PreExample]
 Shown = Tuple[str, List[Any], Any]
 
 
-def example_titles(count: int) -> List[str]:
-    """ "Example" alone; "Example 1:", "Example 2:", ... when there are several."""
-    return ["Example"] if count == 1 else [f"Example {i}:" for i in range(1, count + 1)]
+def example_titles(given: Sequence[Optional[str]]) -> List[str]:
+    """The public majority: "Example" alone; "Example 1:", "Example 2:", ... when there are
+    several; an example's own title wins."""
+    count = len(given)
+    default = ["Example"] if count == 1 else [f"Example {i}:" for i in range(1, count + 1)]
+    return [title or fallback for title, fallback in zip(given, default)]
+
+
+def shown_value(dims: Sequence[Any], value: Any, column: int) -> str:
+    """A <pre> value: a tensor of shape [1] (a single result) as its number, `Output: mse = 0.25`
+    as the public pages write it; anything else (a [N] tensor with N = 1 too) as its list."""
+    if list(dims) == [1] and isinstance(value, list):
+        return format_number(value[0])
+    return pre_nested(value, column)
 
 
 def example_form(tensors: Sequence[Shown]) -> str:
@@ -134,26 +154,28 @@ def example_blocks(
     title: str,
     inputs: List[Shown],
     outputs: List[Shown],
-    scalar_lines: List[Tuple[str, str, Any]],
-    scalars: Dict[str, Any],
+    scalar_lines: List[Tuple[str, Optional[str], Any]],
+    explanation: Optional[str] = None,
 ) -> ExampleSection:
     """Everything the template needs for one Example section.
 
     `inputs`/`outputs` are (name, symbolic shape, literal data); `scalar_lines` are the scalars the
-    section lists as (name, latex, value): the non-size ones for a matrix page, all for <pre>.
+    section lists as (name, latex or None, value); `explanation` is HTML shown under the data.
     """
     form = example_form(inputs + outputs)
     if form == "matrix":
+        lines = [scalar_line(n, latex, v) for n, latex, v in scalar_lines]
         return MatrixExample(
             title=title,
-            inputs=[tensor_label(n, d, scalars) + "\n" + bmatrix(v) for n, d, v in inputs],
-            outputs=[tensor_label(n, d, scalars) + "\n" + bmatrix(v) for n, d, v in outputs],
-            scalar_lines=[f"\\({latex}\\) = {format_number(v)}" for _, latex, v in scalar_lines],
+            inputs=[tensor_label(n, v) + "\n" + bmatrix(v) for n, _, v in inputs],
+            outputs=[tensor_label(n, v) + "\n" + bmatrix(v) for n, _, v in outputs],
+            scalar_lines=[line + "<br>" for line in lines[:-1]] + lines[-1:],
+            explanation=explanation,
         )
     width = len("Output: ")
     if form == "summary":
         given = [(f"{n}.shape", shape_text(literal_dims(v))) for n, _, v in inputs]
-        given += [(n, format_number(v)) for n, _, v in scalar_lines]
+        given += [(latex or n, format_number(v)) for n, latex, v in scalar_lines]
         got = [(f"{n}.shape", shape_text(literal_dims(v))) for n, _, v in outputs]
         pad = max(len(label) for label, _ in given + got)
         lines = [
@@ -164,17 +186,18 @@ def example_blocks(
             f"{'Output: ' if i == 0 else ' ' * width}{label.ljust(pad)} = {text}"
             for i, (label, text) in enumerate(got)
         ]
-        return PreExample(title=title, pre_lines=lines)
+        return PreExample(title=title, pre_lines=lines, explanation=explanation)
     lines: List[str] = []
-    for i, (name, _, value) in enumerate(inputs):
+    for i, (name, dims, value) in enumerate(inputs):
         lead = "Input:  " if i == 0 else " " * width
-        lines.append(f"{lead}{name} = {pre_nested(value, width + len(name) + 3)}")
-    for name, _, value in scalar_lines:
-        lines.append(f"{' ' * width}{name} = {format_number(value)}")
-    for i, (name, _, value) in enumerate(outputs):
+        lines.append(f"{lead}{name} = {shown_value(dims, value, width + len(name) + 3)}")
+    for i, (name, latex, value) in enumerate(scalar_lines):
+        lead = "Input:  " if i == 0 and not inputs else " " * width
+        lines.append(f"{lead}{latex or name} = {format_number(value)}")
+    for i, (name, dims, value) in enumerate(outputs):
         lead = "Output: " if i == 0 else " " * width
-        lines.append(f"{lead}{name} = {pre_nested(value, width + len(name) + 3)}")
-    return PreExample(title=title, pre_lines=lines)
+        lines.append(f"{lead}{name} = {shown_value(dims, value, width + len(name) + 3)}")
+    return PreExample(title=title, pre_lines=lines, explanation=explanation)
 
 
 def literal_dims(value: Any) -> List[int]:

@@ -241,8 +241,8 @@ def case_code(
     return with_output_shapes(spec, overrides, CaseCode("", lines, make_call(spec, scalars)))
 
 
-def example_code(spec: Spec) -> CaseCode:
-    ex = spec.example
+def example_code(spec: Spec, ex: Example) -> CaseCode:
+    """One worked example's literal tensors (generate_example_test holds the first)."""
     lines = size_assignment(spec, ex.scalars)
     for p in spec.signature:
         if p.is_tensor and p.direction != "out":
@@ -254,8 +254,11 @@ def example_code(spec: Spec) -> CaseCode:
 
 def functional_code(spec: Spec, case: Case) -> CaseCode:
     comment = case.name + (f": {case.note}" if case.note else "")
-    if case.from_example:
+    if case.example_number == 1:
         return CaseCode(comment, [], "self.generate_example_test()")
+    if case.example_number > 1:
+        code = example_code(spec, spec.examples[case.example_number - 1])
+        return CaseCode(comment, code.lines, code.call)
     scalars = {**spec.defaults.scalars, **case.scalars}
     dists = {**spec.defaults.inputs, **case.inputs}
     code = case_code(spec, scalars, dists, case.shapes)
@@ -276,7 +279,11 @@ def python_annotation(p: Param) -> str:
 
 def shape_variants(spec: Spec, p: Param) -> List[str]:
     """The shapes `p` is passed with: the signature's, then each case's override, once each."""
-    every = [spec.example.shapes, *(c.shapes for c in spec.functional), spec.performance.shapes]
+    every = [
+        *(e.shapes for e in spec.examples),
+        *(c.shapes for c in spec.functional),
+        spec.performance.shapes,
+    ]
     variants = [shape_tuple(p)]
     for overrides in every:
         if p.name in overrides and shape_tuple(p, overrides) not in variants:
@@ -361,7 +368,7 @@ def challenge_py_context(spec: Spec) -> ChallengePyContext:
             for p in spec.signature
         ],
         make_doc=make_doc,
-        example=example_code(spec),
+        example=example_code(spec, spec.example),
         cases=[functional_code(spec, case) for case in spec.functional],
         performance=case_code(spec, perf.scalars, perf_dists, perf.shapes),
     )
@@ -382,7 +389,9 @@ class ChallengeHtmlContext(TemplateContext):
 
 
 def example_section(spec: Spec, example: Example, title: str) -> html.ExampleSection:
-    """One example's section: its tensors in signature order and the scalars the form lists."""
+    """One example's section: its tensors in signature order and the scalars the form lists (a
+    matrix page never lists the sizes, its labels carry them; a summary always does, as the public
+    summaries do; a <pre> page when the example says)."""
     sizes = set(size_names(spec))
     tensors = [p for p in spec.signature if p.is_tensor]
     inputs = [
@@ -395,19 +404,15 @@ def example_section(spec: Spec, example: Example, title: str) -> html.ExampleSec
         for p in tensors
         if p.direction != "in"
     ]
-    if html.example_form(inputs + outputs) == "matrix":
-        scalar_lines = [
-            (p.name, p.latex or f"\\text{{{p.name}}}", example.scalars[p.name])
-            for p in spec.signature
-            if not p.is_tensor and p.name not in sizes
-        ]
-    else:  # <pre> pages show the sizes too
-        scalar_lines = [
-            (p.name, p.latex or p.name, example.scalars[p.name])
-            for p in spec.signature
-            if not p.is_tensor
-        ]
-    return html.example_blocks(title, inputs, outputs, scalar_lines, example.scalars)
+    form = html.example_form(inputs + outputs)
+    listed = form == "summary" or (example.show_sizes and form == "pre")
+    scalar_lines = [
+        (p.name, p.latex, example.scalars[p.name])
+        for p in spec.signature
+        if not p.is_tensor and (listed or p.name not in sizes)
+    ]
+    explanation = example.explanation.strip() if example.explanation else None
+    return html.example_blocks(title, inputs, outputs, scalar_lines, explanation)
 
 
 def performance_sizes(spec: Spec) -> List[Tuple[str, Any]]:
@@ -422,8 +427,8 @@ def performance_sizes(spec: Spec) -> List[Tuple[str, Any]]:
 
 def challenge_html_context(loaded: LoadedSpec) -> ChallengeHtmlContext:
     spec = loaded.spec
-    examples = [spec.example]
-    titles = html.example_titles(len(examples))
+    examples = spec.examples
+    titles = html.example_titles([ex.title for ex in examples])
     return ChallengeHtmlContext(
         description=spec.description.strip(),
         svg=loaded.svg,

@@ -44,7 +44,26 @@ class LoadedSpec:
     raw: PositionedData
 
     def position(self, *path: Any) -> Position:
-        return self.raw.position(tuple(path))
+        return self.raw.position(as_written(self.raw, tuple(path)))
+
+    def example_position(self, index: int, *path: Any) -> Position:
+        """Where example `index` (0-based) or one of its fields is written."""
+        return self.position("examples", index, *path)
+
+    def example_label(self, index: int) -> str:
+        """'the example' when the spec gives one, else 'example 2'."""
+        return example_label(self.spec, index)
+
+
+def as_written(raw: PositionedData, path: PathKey) -> PathKey:
+    """A model path as the YAML writes it: a spec that says `example:` has no list to index."""
+    if path[:2] == ("examples", 0) and isinstance(raw.data, dict) and "example" in raw.data:
+        return ("example",) + tuple(path[2:])
+    return path
+
+
+def example_label(spec: Spec, index: int) -> str:
+    return "the example" if len(spec.examples) == 1 else f"example {index + 1}"
 
 
 def _display(path: Path, root: Optional[Path]) -> str:
@@ -86,7 +105,7 @@ def load_spec_text(text: str, display: str, path: Optional[Path] = None) -> Load
     errors: List[SpecError] = []
     svg = None
     for where, message, hint in _cross_checks(spec):
-        errors.append(SpecError(raw.position(where), message, hint))
+        errors.append(SpecError(raw.position(as_written(raw, where)), message, hint))
     if path is not None:
         errors.extend(_file_name_checks(spec, path, raw))
         try:
@@ -99,7 +118,7 @@ def load_spec_text(text: str, display: str, path: Optional[Path] = None) -> Load
 
 
 def _from_pydantic(raw: PositionedData, err: Dict[str, Any]) -> SpecError:
-    loc = tuple(err.get("loc", ()))
+    loc = as_written(raw, tuple(err.get("loc", ())))
     message = err.get("msg", "invalid value")
     if message.startswith("Value error, "):
         message = message[len("Value error, ") :]
@@ -166,9 +185,11 @@ def size_names(spec: Spec) -> List[str]:
     """Scalar parameters used in tensor dimensions (the signature's or a case's), in signature
     order."""
     every = [p.shape for p in spec.signature if p.is_tensor]
-    for overrides in [spec.example.shapes, spec.performance.shapes] + [
-        c.shapes for c in spec.functional
-    ]:
+    for overrides in (
+        [e.shapes for e in spec.examples]
+        + [spec.performance.shapes]
+        + [c.shapes for c in spec.functional]
+    ):
         every.extend(overrides.values())
     used = set()
     for shape in every:
@@ -308,15 +329,15 @@ def _sizes_text(spec: Spec, sizes: Dict[str, Any]) -> str:
     return ", ".join(f"{n}={sizes[n]}" for n in size_names(spec))
 
 
-def _validate_example(view: SignatureView) -> Iterable[Issue]:
+def _validate_examples(view: SignatureView) -> Iterable[Issue]:
     spec = view.spec
-    yield from _check_scalar_values(
-        spec, view.scalars, spec.example.scalars, ("example", "scalars")
-    )
-    yield from _check_overrides(
-        view, spec.example.shapes, spec.example.scalars, ("example", "shapes"), "the example"
-    )
-    yield from _check_example(spec, view.params, view.inputs, view.outputs)
+    for i, ex in enumerate(spec.examples):
+        base = ("examples", i)
+        yield from _check_scalar_values(spec, view.scalars, ex.scalars, base + ("scalars",))
+        yield from _check_overrides(
+            view, ex.shapes, ex.scalars, base + ("shapes",), example_label(spec, i)
+        )
+        yield from _check_example(spec, i, view.params, view.inputs, view.outputs)
 
 
 def _validate_functional(view: SignatureView) -> Iterable[Issue]:
@@ -327,6 +348,13 @@ def _validate_functional(view: SignatureView) -> Iterable[Issue]:
         if case.name in case_names:
             yield base + ("name",), f"duplicate case name {case.name!r}", ""
         case_names[case.name] = i
+        if case.example_number > len(spec.examples):
+            yield (
+                base + ("from_example",),
+                f"from_example: {case.from_example} but the spec has "
+                f"{len(spec.examples)} example(s)",
+                "use true (the first) or the number of one of 'examples'",
+            )
         if case.from_example:
             continue
         merged = {**spec.defaults.scalars, **case.scalars}
@@ -431,7 +459,7 @@ def _validate_scaffold(view: SignatureView) -> Iterable[Issue]:
 #: one validator per spec section, run in this order (errors are reported in this order)
 SECTION_VALIDATORS: Tuple[Callable[[SignatureView], Iterable[Issue]], ...] = (
     _validate_signature,
-    _validate_example,
+    _validate_examples,
     _validate_functional,
     _validate_defaults,
     _validate_performance,
@@ -471,20 +499,22 @@ def _check_scalar_values(
                 yield where + (p.name,), f"size {p.name!r} must be at least 1", ""
 
 
-def _check_example(spec, params, inputs, outputs) -> Iterable[Issue]:
-    ex = spec.example
+def _check_example(spec, index, params, inputs, outputs) -> Iterable[Issue]:
+    ex = spec.examples[index]
+    base = ("examples", index)
+    label = example_label(spec, index)
     for key in ex.inputs:
         if key not in params or params[key] not in inputs:
-            yield ("example", "inputs", key), f"{key!r} is not an input tensor", ""
+            yield base + ("inputs", key), f"{key!r} is not an input tensor", ""
     for key in ex.outputs:
         if key not in params or params[key] not in outputs:
-            yield ("example", "outputs", key), f"{key!r} is not an output tensor", ""
+            yield base + ("outputs", key), f"{key!r} is not an output tensor", ""
     for p in inputs:
         if p.name not in ex.inputs:
-            yield ("example", "inputs"), f"example gives no value for input {p.name!r}", ""
+            yield base + ("inputs",), f"{label} gives no value for input {p.name!r}", ""
     for p in outputs:
         if p.name not in ex.outputs:
-            yield ("example", "outputs"), f"example gives no expected {p.name!r}", ""
+            yield base + ("outputs",), f"{label} gives no expected {p.name!r}", ""
     if any(p.name not in ex.scalars for p in spec.signature if not p.is_tensor):
         return
     if any(not isinstance(ex.scalars[n], int) for n in size_names(spec)):
@@ -496,9 +526,9 @@ def _check_example(spec, params, inputs, outputs) -> Iterable[Issue]:
                 got = literal_shape(value)
                 if want is not None and min(want, default=0) >= 0 and got != want:
                     yield (
-                        ("example", group, key),
-                        f"{key!r} has shape {list(got)} but the signature and example sizes "
-                        f"give {list(want)}",
+                        base + (group, key),
+                        f"{key!r} has shape {list(got)} but the signature and {label}'s "
+                        f"sizes give {list(want)}",
                         "",
                     )
 

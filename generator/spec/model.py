@@ -191,7 +191,8 @@ class Case(Strict):
 
     name: str
     note: Optional[str] = None
-    from_example: bool = False  # the worked example itself, without typing its data twice
+    #: a worked example itself, without typing its data twice: `true` is the first, `2` the second
+    from_example: Union[bool, int] = False
     scalars: Dict[str, Number] = Field(default_factory=dict)
     inputs: Dict[str, Distribution] = Field(default_factory=dict)
     #: tensors this case passes with another shape (e.g. flattened: `{x: [N * C]}`)
@@ -199,9 +200,17 @@ class Case(Strict):
 
     @model_validator(mode="after")
     def _example_alone(self) -> "Case":
+        if self.from_example is not False and self.from_example is not True:
+            if self.from_example < 1:
+                raise ValueError("from_example is true or an example's number (1, 2, ...)")
         if self.from_example and (self.scalars or self.inputs or self.shapes):
-            raise ValueError("a case with from_example: true takes no scalars, inputs or shapes")
+            raise ValueError("a case with from_example takes no scalars, inputs or shapes")
         return self
+
+    @property
+    def example_number(self) -> int:
+        """Which worked example the case is (1-based), 0 when it draws its own data."""
+        return int(self.from_example) if self.from_example is not False else 0
 
     @field_validator("name")
     @classmethod
@@ -219,12 +228,18 @@ class Defaults(Strict):
 
 
 class Example(Strict):
-    """The worked example: literal inputs and hand-computed outputs, shown in challenge.html."""
+    """A worked example: literal inputs and hand-computed outputs, shown in challenge.html."""
 
     scalars: Dict[str, Number]
     inputs: Dict[str, Nested]
     outputs: Dict[str, Nested]
     shapes: Dict[str, Shape] = Field(default_factory=dict)  # as in a functional case
+    #: HTML shown under the example's data (a <p> explaining it, as some public pages have)
+    explanation: Optional[str] = None
+    #: the section's heading when it is not "Example" (one) / "Example 1:", "Example 2:" (several)
+    title: Optional[str] = None
+    #: the <pre> form lists the sizes too (`N = 4`), as a minority of public pages do
+    show_sizes: bool = False
 
 
 class Baseline(Strict):
@@ -304,7 +319,8 @@ class Spec(Strict):
     svg: Optional[str] = None  # inline SVG, or a file name next to the spec ending in .svg
     requirements: List[str] = Field(min_length=1)
     constraints: List[str] = Field(default_factory=list)
-    example: Example
+    #: the worked examples, in page order; `example:` (one) is read as a list of one
+    examples: List[Example] = Field(min_length=1)
     defaults: Defaults = Field(default_factory=lambda: Defaults())
     prefill: Optional[float] = None  # value every output is filled with before solve
     functional: List[Case] = Field(min_length=1)
@@ -314,6 +330,21 @@ class Spec(Strict):
     oracle: Optional[Oracle] = None
     accuracy_floor: Optional[AccuracyFloor] = None
     seed: int = 0
+
+    @model_validator(mode="before")
+    @classmethod
+    def _one_example_key(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "example" in data:
+            if "examples" in data:
+                raise ValueError("give 'example' (one) or 'examples' (a list), not both")
+            data = {("examples" if k == "example" else k): v for k, v in data.items()}
+            data["examples"] = [data["examples"]]
+        return data
+
+    @property
+    def example(self) -> Example:
+        """The first worked example: what generate_example_test returns."""
+        return self.examples[0]
 
     @field_validator("slug")
     @classmethod

@@ -119,7 +119,10 @@ def test_pre_pages_give_texts_outputs_and_labels():
     assert found.scalar_labels == ["A", "N", "\\alpha"]
     assert not found.matrix
     notes = " ".join(found.notes)
-    assert "2 examples" in notes and "'Notes'" in notes
+    assert "'Notes'" in notes
+    # every example is read, with its heading as written
+    assert [e.title for e in found.examples] == ["Example 1:", "Example 2:"]
+    assert found.examples[1].shown.found[("C", True)][0].nested == [9.0]
 
 
 def test_matrix_pages_give_outputs_by_label():
