@@ -112,7 +112,9 @@ def test_a_public_style_spec_says_what_it_dropped(tmp_path: Path):
     imported = import_challenge(PUBLIC_STYLE / "easy" / "201_scale_vector")
     header = [line for line in imported.spec_text.splitlines() if line.startswith("#")]
     text = "\n".join(header)
-    assert "2 examples; the spec keeps the first" in text
+    assert "examples" not in text  # both examples are kept: nothing to say
+    assert imported.spec_text.count("  - scalars: {N: ") == 2
+    assert imported.identical["challenge.html"]
     assert "device assertion(s) dropped" in text
     assert "`assert x.shape == y.shape == (N,)`" in text
     assert "scaffold" not in text  # the scaffold itself is representable: nothing to say
