@@ -22,7 +22,8 @@ from typing import Any, Dict, List, Optional, Tuple
 import torch
 
 from generator.dtypes import lookup
-from generator.example_check import compile_function, verify_example
+from generator.example_check import compile_function
+from generator.example_runner import verify_examples
 from generator.importer import html as page_reader
 from generator.importer import infer, pyast, starters
 from generator.importer.equivalence import Equivalence, compare
@@ -750,13 +751,10 @@ def _finish(
                 + "\n".join(e.render() for e in exc.errors)
             ) from None
         _report_asserts(read.source, loaded.spec, report)
-        try:
-            verify_example(loaded)
-        except SpecErrors as exc:
-            for error in exc.errors:
-                report.note(
-                    f"chgen generate refuses this spec until it is fixed by hand: {error.message}"
-                )
+        for error in verify_examples([loaded]).get(0, []):  # in a sandboxed child, as generate
+            report.note(
+                f"chgen generate refuses this spec until it is fixed by hand: {error.message}"
+            )
         try:
             files = render_challenge(loaded)
         except Exception as exc:  # a spec chgen loads but cannot render is a chgen gap
