@@ -168,14 +168,14 @@ def test_random_mutants_that_load_also_render():
     """The renderer (templates + formatters) keeps the same promise for what the loader accepts."""
     outcomes = []
 
-    @fuzz_settings(120)
+    @fuzz_settings(200)  # the strict loader (no bool as int) leaves fewer loadable mutants
     @given(data_mutants())
     def render_each(text):
         outcomes.append(check(text, render=True))
 
     render_each()
     reached = sum(outcomes)
-    assert len(outcomes) >= 100
+    assert len(outcomes) >= 160
     assert reached >= 3, f"only {reached} of {len(outcomes)} mutants reached the renderer"
 
 
