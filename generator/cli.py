@@ -109,8 +109,9 @@ def generate(
         report_spec_errors(exc)
     except FormatError as exc:
         fail(f"error: {exc}", 2)
-    except OSError as exc:
-        fail(f"error: could not write {out_dir}/: {exc}; the old tree is unchanged")
+    except OSError as exc:  # tree.UnsafeTree among them: a symbolic link, a read-only folder
+        what = "read" if check else "write"
+        fail(f"error: could not {what} {out_dir}/: {exc}; the old tree is unchanged")
     if check:
         if result.up_to_date:
             out.print(f"{out_dir}/ is up to date ({result.specs} spec(s))")

@@ -143,7 +143,7 @@ def run_module(
     command = [sys.executable, "-m", module]
     sandboxed = bwrap_works()
     if sandboxed:
-        command = _bwrap_prefix(list(readable) + [package_root]) + command
+        command = _bwrap_prefix(list(readable) + [package_root, os.getcwd()]) + command
     run = ChildRun(sandboxed=sandboxed)
     try:
         proc = subprocess.Popen(
