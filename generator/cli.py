@@ -14,6 +14,7 @@ from typing import Callable, List, Optional
 
 import typer
 from rich.console import Console
+from rich.text import Text
 
 from generator import __version__, extras
 from generator.formatting import FormatError
@@ -24,8 +25,10 @@ app = typer.Typer(
     no_args_is_help=True,
     help="Describe a GPU programming challenge once, in YAML; generate and prove everything else.",
 )
-out = Console(highlight=False, soft_wrap=True)
-err = Console(stderr=True, highlight=False, soft_wrap=True)
+# Messages carry user text (spec keys, file names, error messages): print it literally, never as
+# rich markup (`[/]` would crash the printer) or emoji codes (`:100:` would eat a line number).
+out = Console(highlight=False, soft_wrap=True, markup=False, emoji=False)
+err = Console(stderr=True, highlight=False, soft_wrap=True, markup=False, emoji=False)
 
 SPECS_DIR = Path("specs")
 TREE_DIR = Path("generated")
@@ -38,7 +41,7 @@ def fail(message: str, code: int = 1) -> None:
 
 def report_spec_errors(exc: SpecErrors) -> None:
     for error in exc.errors:
-        err.print(f"[bold red]error[/] {error.render()}", highlight=False)
+        err.print(Text("error", style="bold red"), error.render())
     fail(f"{len(exc.errors)} error(s); nothing was written")
 
 
@@ -106,8 +109,9 @@ def generate(
         report_spec_errors(exc)
     except FormatError as exc:
         fail(f"error: {exc}", 2)
-    except OSError as exc:
-        fail(f"error: could not write {out_dir}/: {exc}; the old tree is unchanged")
+    except OSError as exc:  # tree.UnsafeTree among them: a symbolic link, a read-only folder
+        what = "read" if check else "write"
+        fail(f"error: could not {what} {out_dir}/: {exc}; the old tree is unchanged")
     if check:
         if result.up_to_date:
             out.print(f"{out_dir}/ is up to date ({result.specs} spec(s))")
@@ -428,7 +432,7 @@ def _import_one(directory: Path, output: Optional[Path], force: bool, pool) -> N
         fail(f"error: cannot import {directory}: {outcome.message}")
     result = outcome.result
     for line in result.report.lines():
-        err.print(f"[yellow]note[/] {line}", highlight=False)
+        err.print(Text("note", style="yellow"), line)
     if to_stdout:
         sys.stdout.write(result.spec_text)
         return

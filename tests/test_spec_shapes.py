@@ -43,7 +43,8 @@ def test_bad_dimensions_point_at_the_dimension(old, new, expect):
 
 def test_a_float_scalar_is_no_size():
     text = SPEC.read_text().replace("{name: L, dtype: int32}", "{name: L, dtype: float32}")
-    assert any("a float32 scalar; dimensions use sizes (int32 or size_t) only" in e for e in errors_of(text))
+    expected = "a float32 scalar; dimensions use sizes (int32 or size_t) only"
+    assert any(expected in e for e in errors_of(text))
 
 
 def test_case_shapes_are_checked_where_they_are_written():

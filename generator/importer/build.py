@@ -23,7 +23,8 @@ import torch
 
 from generator.challenge.page import blank_before_bullet
 from generator.dtypes import lookup
-from generator.example_check import compile_function, verify_example
+from generator.example_check import compile_function
+from generator.example_runner import verify_examples
 from generator.html import example_titles, literal_dims
 from generator.importer import html as page_reader
 from generator.importer import infer, pyast, starters
@@ -887,14 +888,11 @@ def _finish(
             ) from None
         _report_asserts(read.source, loaded.spec, report)
         generate_errors: List[str] = []
-        try:
-            verify_example(loaded)
-        except SpecErrors as exc:
-            generate_errors = [error.message for error in exc.errors]
-            for error in exc.errors:
-                report.note(
-                    f"chgen generate refuses this spec until it is fixed by hand: {error.message}"
-                )
+        for error in verify_examples([loaded]).get(0, []):  # in a sandboxed child, as generate
+            generate_errors.append(error.message)
+            report.note(
+                f"chgen generate refuses this spec until it is fixed by hand: {error.message}"
+            )
         try:
             files = render_challenge(loaded)
         except Exception as exc:  # a spec chgen loads but cannot render is a chgen gap

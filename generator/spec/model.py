@@ -27,7 +27,9 @@ from generator.naming import IDENT_RE, SLUG_RE, URL_NAME_RE, forbidden_name_reas
 
 
 class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=False)
+    """strict=True: `true` is not the integer 1, nor "3" the number 3 (an int is still a float)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=False, strict=True)
 
 
 Number = Union[int, float]
