@@ -14,6 +14,7 @@ from typing import Callable, List, Optional
 
 import typer
 from rich.console import Console
+from rich.text import Text
 
 from generator import __version__, extras
 from generator.formatting import FormatError
@@ -24,8 +25,10 @@ app = typer.Typer(
     no_args_is_help=True,
     help="Describe a GPU programming challenge once, in YAML; generate and prove everything else.",
 )
-out = Console(highlight=False, soft_wrap=True)
-err = Console(stderr=True, highlight=False, soft_wrap=True)
+# Messages carry user text (spec keys, file names, error messages): print it literally, never as
+# rich markup (`[/]` would crash the printer) or emoji codes (`:100:` would eat a line number).
+out = Console(highlight=False, soft_wrap=True, markup=False, emoji=False)
+err = Console(stderr=True, highlight=False, soft_wrap=True, markup=False, emoji=False)
 
 SPECS_DIR = Path("specs")
 TREE_DIR = Path("generated")
@@ -38,7 +41,7 @@ def fail(message: str, code: int = 1) -> None:
 
 def report_spec_errors(exc: SpecErrors) -> None:
     for error in exc.errors:
-        err.print(f"[bold red]error[/] {error.render()}", highlight=False)
+        err.print(Text("error", style="bold red"), error.render())
     fail(f"{len(exc.errors)} error(s); nothing was written")
 
 
@@ -106,8 +109,9 @@ def generate(
         report_spec_errors(exc)
     except FormatError as exc:
         fail(f"error: {exc}", 2)
-    except OSError as exc:
-        fail(f"error: could not write {out_dir}/: {exc}; the old tree is unchanged")
+    except OSError as exc:  # tree.UnsafeTree among them: a symbolic link, a read-only folder
+        what = "read" if check else "write"
+        fail(f"error: could not {what} {out_dir}/: {exc}; the old tree is unchanged")
     if check:
         if result.up_to_date:
             out.print(f"{out_dir}/ is up to date ({result.specs} spec(s))")
@@ -376,30 +380,59 @@ def preview(
 @app.command("import")
 @needs("generate", "chgen import")
 def import_challenge(
-    directory: Path = typer.Argument(..., help="challenges/<difficulty>/<id>_<slug> to read"),
+    path: Path = typer.Argument(
+        ...,
+        help="challenges/<difficulty>/<id>_<slug> to read, or a tree holding challenges/ "
+        "(every challenge in it)",
+    ),
     output: Optional[Path] = typer.Option(
         None,
         "--out",
         "-o",
-        help="Spec file or folder (default: specs/<id>_<slug>.yaml); '-' prints",
+        help="Spec file or folder (default: specs/<id>_<slug>.yaml); '-' prints; for a tree, the "
+        "folder of specs",
     ),
-    force: bool = typer.Option(False, "--force", help="Overwrite an existing spec."),
+    force: bool = typer.Option(False, "--force", help="Overwrite existing specs."),
+    report_file: Optional[Path] = typer.Option(
+        None, "--report", help="For a tree: also write the outcomes as JSON."
+    ),
+    jobs: int = typer.Option(2, "--jobs", "-j", help="Challenges imported at once (processes)."),
+    timeout: float = typer.Option(
+        120.0, "--timeout", help="Seconds one challenge's import may take in its process."
+    ),
 ) -> None:
-    """Write the spec that regenerates an existing challenge; report what it cannot carry."""
-    from generator.importer import ImportFailure
-    from generator.importer import import_challenge as read_challenge
+    """Write the spec that regenerates an existing challenge (or every challenge of a tree);
+    report what it cannot carry. challenge.py runs in child processes, never in chgen's own."""
+    from generator.importer import batch
+    from generator.importer.isolated import ImportPool, PoolError
 
-    if not directory.is_dir():
-        fail(f"error: {directory} is not a directory")
-    to_stdout = output is not None and str(output) == "-"
+    if not path.is_dir():
+        fail(f"error: {path} is not a directory")
+    if jobs < 1 or timeout <= 0:
+        fail("error: --jobs takes a count of at least 1 and --timeout a positive number of seconds")
+    single = (path / "challenge.py").is_file()
+    if not single and not batch.is_tree(path):
+        fail(
+            f"error: cannot import {path}: it holds no challenge.py and no "
+            "challenges/<easy|medium|hard>/ folder (give a challenge directory or a tree)"
+        )
     try:
-        result = read_challenge(directory, inline_svg=to_stdout)
-    except ImportFailure as exc:
-        fail(f"error: cannot import {directory}: {exc}")
-    except FormatError as exc:
+        if single:
+            _import_one(path, output, force, ImportPool(1, timeout))
+        else:
+            _import_tree(path, output, force, report_file, ImportPool(jobs, timeout))
+    except PoolError as exc:
         fail(f"error: {exc}", 2)
+
+
+def _import_one(directory: Path, output: Optional[Path], force: bool, pool) -> None:
+    to_stdout = output is not None and str(output) == "-"
+    (outcome,) = pool.run([directory], inline_svg=to_stdout)
+    if not outcome.imported:
+        fail(f"error: cannot import {directory}: {outcome.message}")
+    result = outcome.result
     for line in result.report.lines():
-        err.print(f"[yellow]note[/] {line}", highlight=False)
+        err.print(Text("note", style="yellow"), line)
     if to_stdout:
         sys.stdout.write(result.spec_text)
         return
@@ -410,14 +443,64 @@ def import_challenge(
         fail(f"error: the spec must be named {result.spec_name} (id and slug), not {target.name}")
     if target.exists() and not force:
         fail(f"error: {target} exists; use --force to overwrite it")
-    for path in result.write(target):
-        out.print(f"wrote {path}", markup=False)
+    for written in result.write(target):
+        out.print(f"wrote {written}", markup=False)
     kept = sum(result.identical.values())
     out.print(
         f"{kept} of {len(result.identical)} files regenerate byte-identical; "
         f"{len(result.report.lines())} note(s)",
         markup=False,
     )
+
+
+def _import_tree(
+    tree: Path, output: Optional[Path], force: bool, report_file: Optional[Path], pool
+) -> None:
+    """Every challenge of `tree`; refusals do not stop the others and are grouped by reason."""
+    from generator.importer import batch
+
+    specs_dir = output if output is not None else SPECS_DIR
+    if str(specs_dir) == "-" or specs_dir.suffix in (".yaml", ".yml"):
+        fail(f"error: a tree is imported into a folder of specs (--out DIR), not {specs_dir}")
+    try:
+        directories = batch.find_challenges(tree)
+    except batch.TreeError as exc:
+        fail(f"error: {exc}")
+    if not directories:
+        fail(f"error: {tree} holds no challenge directories")
+    started = time.perf_counter()
+
+    def progress(outcome) -> None:
+        name = batch.label(outcome.directory)
+        if outcome.imported:
+            result = outcome.result
+            kept = sum(result.identical.values())
+            shown = f"{name} -> {result.spec_name} ({kept} of {len(result.identical)} identical)"
+            out.print(f"  imported {shown}", markup=False)
+        else:
+            out.print(f"  refused  {name}: {outcome.reason}", markup=False)
+
+    outcomes = batch.import_all(pool, directories, progress)
+    seconds = time.perf_counter() - started
+    taken = batch.existing_specs(outcomes, specs_dir)
+    if taken and not force:
+        shown = ", ".join(str(p) for p in taken[:3]) + (", ..." if len(taken) > 3 else "")
+        fail(f"error: {len(taken)} spec file(s) exist ({shown}); nothing was written (use --force)")
+    written = batch.write_specs(outcomes, specs_dir)
+    sys.stdout.write(batch.table(outcomes))
+    imported = sum(o.imported for o in outcomes)
+    summary = (
+        f"{imported} of {len(outcomes)} challenge(s) imported into {specs_dir}/ "
+        f"({len(written)} file(s)) in {seconds:.1f} s; {len(outcomes) - imported} refused"
+    )
+    if report_file is not None:
+        batch.write_report(
+            batch.report_data(outcomes, seconds, pool.jobs, pool.timeout), report_file
+        )
+        summary += f"; report: {report_file}"
+    out.print(summary, markup=False)
+    if not imported:
+        raise typer.Exit(1)
 
 
 def main() -> None:

@@ -1,8 +1,9 @@
 """The hand-written example outputs must be what the reference computes.
 
-The reference body from the spec runs on the CPU in float64 on the example inputs; a mismatch beyond
-the challenge's tolerance is a spec error at the expected value's line. torch is imported only here,
-and only when the example (or the reference) changed since the last verified generation.
+The reference body from the spec runs on the CPU in float64 on each example's inputs; a mismatch
+beyond the challenge's tolerance is a spec error at the expected value's line, naming the example.
+torch is imported only here, and only when an example (or the reference) changed since the last
+verified generation.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import textwrap
 from typing import Any, Dict, Optional
 
 from generator.dtypes import lookup
-from generator.spec.loader import LoadedSpec
+from generator.spec.loader import LoadedSpec, resolve_shape
 from generator.spec.yamlpos import SpecError, SpecErrors
 
 
@@ -24,7 +25,7 @@ def example_fingerprint(loaded: LoadedSpec) -> str:
         "signature": [p.model_dump() for p in spec.signature],
         "reference": spec.reference,
         "reference_helpers": spec.reference_helpers,
-        "example": spec.example.model_dump(),
+        "examples": [ex.model_dump() for ex in spec.examples],
         "prefill": spec.prefill,
         "atol": spec.atol,
         "rtol": spec.rtol,
@@ -68,10 +69,24 @@ def start_value(prefill: Any, kind: str) -> Any:
 
 
 def verify_example(loaded: LoadedSpec) -> None:
+    """Every example, in order; all mismatches of all examples are reported together."""
+    errors = []
+    for index in range(len(loaded.spec.examples)):
+        try:
+            verify_one_example(loaded, index)
+        except SpecErrors as exc:
+            errors.extend(exc.errors)
+    if errors:
+        raise SpecErrors(errors)
+
+
+def verify_one_example(loaded: LoadedSpec, index: int) -> None:
     import torch
 
     spec = loaded.spec
-    ex = spec.example
+    ex = spec.examples[index]
+    label = loaded.example_label(index)
+    prefix = f"{label}: " if len(spec.examples) > 1 else ""
     values: Dict[str, Any] = {}
     for p in spec.signature:
         if not p.is_tensor:
@@ -80,7 +95,7 @@ def verify_example(loaded: LoadedSpec) -> None:
         row = lookup(p.dtype)
         dtype = torch.float64 if row.kind == "float" else torch.int64
         if p.direction == "out":
-            shape = [int(ex.scalars[d]) if isinstance(d, str) else d for d in p.shape]
+            shape = list(resolve_shape(p, ex.scalars, ex.shapes))
             values[p.name] = torch.full(shape, start_value(spec.prefill, row.kind), dtype=dtype)
         else:
             values[p.name] = torch.tensor(ex.inputs[p.name], dtype=dtype)
@@ -95,7 +110,7 @@ def verify_example(loaded: LoadedSpec) -> None:
             [
                 SpecError(
                     loaded.position("reference"),
-                    f"the reference failed on the example inputs: {type(exc).__name__}: {exc}",
+                    f"the reference failed on {label}'s inputs: {type(exc).__name__}: {exc}",
                     "fix the reference or the example",
                 )
             ]
@@ -106,12 +121,12 @@ def verify_example(loaded: LoadedSpec) -> None:
         want = torch.tensor(expected, dtype=torch.float64)
         bad = ~torch.isclose(got, want, atol=spec.atol, rtol=spec.rtol)
         if bad.any():
-            index = tuple(int(i) for i in bad.nonzero()[0])
+            at = tuple(int(i) for i in bad.nonzero()[0])
             errors.append(
                 SpecError(
-                    loaded.position("example", "outputs", name),
-                    f"expected {name}{list(index)} = {want[index].item():g}, but the reference "
-                    f"computes {got[index].item():.6g} (float64, atol={spec.atol:g}, "
+                    loaded.example_position(index, "outputs", name),
+                    f"{prefix}expected {name}{list(at)} = {want[at].item():g}, but the "
+                    f"reference computes {got[at].item():.6g} (float64, atol={spec.atol:g}, "
                     f"rtol={spec.rtol:g})",
                     "fix the hand-written value or the reference",
                 )

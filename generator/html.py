@@ -1,8 +1,9 @@
 """Numbers and example data as the challenge pages write them.
 
 The example block comes from the spec's example values (never typed twice): 2-D data as LaTeX
-bmatrix, 1-D data in <pre>, never mixed in one page; the performance bullet comes from the
-performance case.
+bmatrix, 1-D and rank >= 3 data in <pre> (nested lists broken per row, as the public set writes
+them), never mixed in one page; an example of more than 4,096 elements is summarised by its shapes;
+the performance bullet comes from the performance case.
 """
 
 from __future__ import annotations
@@ -10,7 +11,10 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from typing import Any, Dict, List, Sequence, Tuple, Union
+from typing import Any, List, Optional, Sequence, Tuple, Union
+
+#: examples with more elements than this are shown by their shapes, not their values
+SUMMARY_ELEMENTS = 4096
 
 _EXP_RE = re.compile(r"e([+-])0*(\d)")
 
@@ -49,65 +53,156 @@ def flat_list(data: Any) -> str:
     return format_number(data)
 
 
+def pre_nested(data: Any, column: int) -> str:
+    """A nested list as the <pre> examples write it: one innermost row per line, aligned under
+    its opening bracket (`column` is where the first bracket stands)."""
+    if not isinstance(data, list) or not data or not isinstance(data[0], list):
+        return flat_list(data)
+    rows = [pre_nested(row, column + 1) for row in data]
+    return "[" + (",\n" + " " * (column + 1)).join(rows) + "]"
+
+
+def element_count(data: Any) -> int:
+    if isinstance(data, list):
+        return sum(element_count(v) for v in data)
+    return 1
+
+
+def shape_text(shape: Sequence[int]) -> str:
+    """(4, 768) or (7,087,872,): a summary's shape, thousands grouped."""
+    dims = [grouped(d) for d in shape]
+    return f"({dims[0]},)" if len(dims) == 1 else f"({', '.join(dims)})"
+
+
 def performance_bullet(sizes: Sequence[Tuple[str, int]]) -> str:
     parts = ", ".join(f"<code>{name}</code> = {grouped(value)}" for name, value in sizes)
     return f"Performance is measured with {parts}"
 
 
-def tensor_label(name: str, dims: Sequence[Any], scalars: Dict[str, Any]) -> str:
-    """'\\(\\text{x}\\) (N=2, C=4):' — the label above one example matrix."""
-    named = [f"{d}={scalars[d]}" for d in dims if isinstance(d, str)]
-    suffix = f" ({', '.join(named)})" if named else ""
-    return f"\\(\\text{{{name}}}\\){suffix}:"
+def tensor_label(name: str, value: Any) -> str:
+    """'<code>Q</code> (2&times;4):' — the label above one example matrix, as most public matrix
+    pages write it; a 1-D tensor's label carries no size."""
+    dims = literal_dims(value)
+    suffix = f" ({'&times;'.join(str(d) for d in dims)})" if len(dims) >= 2 else ""
+    return f"<code>{name}</code>{suffix}:"
+
+
+def scalar_line(name: str, latex: Optional[str], value: Any) -> str:
+    """'\\(\\alpha = 0.5\\)' for a scalar the page writes in LaTeX, else
+    '<code>k</code>: 3'."""
+    if latex:
+        return f"\\({latex} = {format_number(value)}\\)"
+    return f"<code>{name}</code>: {format_number(value)}"
 
 
 @dataclass(frozen=True)
 class MatrixExample:
-    """A 2-D page's Example section: a label and a bmatrix per tensor, the other scalars."""
+    """A 2-D page's Example section: a label and a bmatrix per tensor, the other scalars (each
+    line but the last ends in <br>), then the explanation's HTML if any."""
 
+    title: str
     inputs: List[str]
     outputs: List[str]
     scalar_lines: List[str]
+    explanation: Optional[str]
     matrix: bool = True
 
 
 @dataclass(frozen=True)
 class PreExample:
-    """A 1-D page's Example section: the lines of one <pre> block."""
+    """A 1-D, rank >= 3 or summarised page's Example section: the lines of one <pre> block, then
+    the explanation's HTML if any."""
 
+    title: str
     pre_lines: List[str]
+    explanation: Optional[str]
     matrix: bool = False
 
 
 ExampleSection = Union[MatrixExample, PreExample]
 
+#: (name, symbolic shape, literal data) of one example tensor
+Shown = Tuple[str, List[Any], Any]
+
+
+def example_titles(given: Sequence[Optional[str]]) -> List[str]:
+    """The public majority: "Example" alone; "Example 1:", "Example 2:", ... when there are
+    several; an example's own title wins."""
+    count = len(given)
+    default = ["Example"] if count == 1 else [f"Example {i}:" for i in range(1, count + 1)]
+    return [title or fallback for title, fallback in zip(given, default)]
+
+
+def shown_value(dims: Sequence[Any], value: Any, column: int) -> str:
+    """A <pre> value: a tensor of shape [1] (a single result) as its number, `Output: mse = 0.25`
+    as the public pages write it; anything else (a [N] tensor with N = 1 too) as its list."""
+    if list(dims) == [1] and isinstance(value, list):
+        return format_number(value[0])
+    return pre_nested(value, column)
+
+
+def example_form(tensors: Sequence[Shown]) -> str:
+    """'summary' past 4,096 elements, 'matrix' when the data is at most 2-D with a 2-D tensor,
+    else 'pre'."""
+    if sum(element_count(v) for _, _, v in tensors) > SUMMARY_ELEMENTS:
+        return "summary"
+    ranks = [len(dims) for _, dims, _ in tensors]
+    return "matrix" if ranks and max(ranks) == 2 else "pre"
+
 
 def example_blocks(
-    inputs: List[Tuple[str, List[Any], Any]],
-    outputs: List[Tuple[str, List[Any], Any]],
-    scalar_lines: List[Tuple[str, str, Any]],
-    scalars: Dict[str, Any],
+    title: str,
+    inputs: List[Shown],
+    outputs: List[Shown],
+    scalar_lines: List[Tuple[str, Optional[str], Any]],
+    explanation: Optional[str] = None,
 ) -> ExampleSection:
-    """Everything the template needs for the Example section.
+    """Everything the template needs for one Example section.
 
-    `inputs`/`outputs` are (name, symbolic shape, literal data); `scalar_lines` are the non-size
-    scalars as (name, latex, value).
+    `inputs`/`outputs` are (name, symbolic shape, literal data); `scalar_lines` are the scalars the
+    section lists as (name, latex or None, value); `explanation` is HTML shown under the data.
     """
-    matrix = any(len(dims) >= 2 for _, dims, _ in inputs + outputs)
-    if matrix:
+    form = example_form(inputs + outputs)
+    if form == "matrix":
+        lines = [scalar_line(n, latex, v) for n, latex, v in scalar_lines]
         return MatrixExample(
-            inputs=[tensor_label(n, d, scalars) + "\n" + bmatrix(v) for n, d, v in inputs],
-            outputs=[tensor_label(n, d, scalars) + "\n" + bmatrix(v) for n, d, v in outputs],
-            scalar_lines=[f"\\({latex}\\) = {format_number(v)}" for _, latex, v in scalar_lines],
+            title=title,
+            inputs=[tensor_label(n, v) + "\n" + bmatrix(v) for n, _, v in inputs],
+            outputs=[tensor_label(n, v) + "\n" + bmatrix(v) for n, _, v in outputs],
+            scalar_lines=[line + "<br>" for line in lines[:-1]] + lines[-1:],
+            explanation=explanation,
         )
-    lines: List[str] = []
     width = len("Output: ")
-    for i, (name, _, value) in enumerate(inputs):
+    if form == "summary":
+        given = [(f"{n}.shape", shape_text(literal_dims(v))) for n, _, v in inputs]
+        given += [(latex or n, format_number(v)) for n, latex, v in scalar_lines]
+        got = [(f"{n}.shape", shape_text(literal_dims(v))) for n, _, v in outputs]
+        pad = max(len(label) for label, _ in given + got)
+        lines = [
+            f"{'Input:  ' if i == 0 else ' ' * width}{label.ljust(pad)} = {text}"
+            for i, (label, text) in enumerate(given)
+        ]
+        lines += [
+            f"{'Output: ' if i == 0 else ' ' * width}{label.ljust(pad)} = {text}"
+            for i, (label, text) in enumerate(got)
+        ]
+        return PreExample(title=title, pre_lines=lines, explanation=explanation)
+    lines: List[str] = []
+    for i, (name, dims, value) in enumerate(inputs):
         lead = "Input:  " if i == 0 else " " * width
-        lines.append(f"{lead}{name} = {flat_list(value)}")
-    for name, _, value in scalar_lines:
-        lines.append(f"{' ' * width}{name} = {format_number(value)}")
-    for i, (name, _, value) in enumerate(outputs):
+        lines.append(f"{lead}{name} = {shown_value(dims, value, width + len(name) + 3)}")
+    for i, (name, latex, value) in enumerate(scalar_lines):
+        lead = "Input:  " if i == 0 and not inputs else " " * width
+        lines.append(f"{lead}{latex or name} = {format_number(value)}")
+    for i, (name, dims, value) in enumerate(outputs):
         lead = "Output: " if i == 0 else " " * width
-        lines.append(f"{lead}{name} = {flat_list(value)}")
-    return PreExample(pre_lines=lines)
+        lines.append(f"{lead}{name} = {shown_value(dims, value, width + len(name) + 3)}")
+    return PreExample(title=title, pre_lines=lines, explanation=explanation)
+
+
+def literal_dims(value: Any) -> List[int]:
+    dims = []
+    while isinstance(value, list):
+        dims.append(len(value))
+        value = value[0]
+    return dims

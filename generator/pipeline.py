@@ -203,25 +203,31 @@ def _duplicate_file_ids(paths: List[Path]) -> List[SpecError]:
 
 
 def build_output(loaded: List["LoadedSpec"], cache: GenerateCache) -> Output:
-    """Render specs (not the shared base class); verify examples the cache has not seen pass."""
-    from generator.example_check import example_fingerprint, verify_example
+    """Render specs (not the shared base class); verify examples the cache has not seen pass.
+
+    The verification runs the spec's reference: it happens in one sandboxed child for the run
+    (generator/example_runner.py), never in this process."""
+    from generator.example_check import example_fingerprint
+    from generator.example_runner import verify_examples
     from generator.render import render_challenge
 
     files: Dict[str, str] = {}
     owners: Dict[str, str] = {}
     errors: List[SpecError] = []
-    for item in loaded:
-        owner = item.spec.dir_name
-        fingerprint = example_fingerprint(item)
-        if not cache.example_verified(fingerprint):
-            try:
-                verify_example(item)
-            except SpecErrors as exc:
-                errors.extend(exc.errors)
-                continue
-            cache.remember_example(fingerprint)
+    fingerprints = [example_fingerprint(item) for item in loaded]
+    pending = [i for i, f in enumerate(fingerprints) if not cache.example_verified(f)]
+    failed = verify_examples([loaded[i] for i in pending])
+    for position, index in enumerate(pending):
+        if position in failed:
+            errors.extend(failed[position])
+        else:
+            cache.remember_example(fingerprints[index])
+    bad = {pending[position] for position in failed}
+    for index, item in enumerate(loaded):
+        if index in bad:
+            continue
         for path, text in render_challenge(item).items():
-            files[path], owners[path] = text, owner
+            files[path], owners[path] = text, item.spec.dir_name
     if errors:
         raise SpecErrors(errors)
     return Output(files, owners)

@@ -21,10 +21,12 @@ from generator.dtypes import lookup
 from generator.formatting import format_text
 from generator.languages import LANGUAGES, SigParam
 from generator.resources import template_dir
-from generator.spec.loader import LoadedSpec, size_names
+from generator.spec import shapes
+from generator.spec.loader import LoadedSpec, shape_of, size_names
 from generator.spec.model import (
     Case,
     Distribution,
+    Example,
     Param,
     Performance,
     Prefill,
@@ -150,8 +152,9 @@ def tolerance_literal(value: float) -> str:
     return short if float(short) == value else repr(value)
 
 
-def shape_tuple(param: Param) -> str:
-    dims = [str(d) for d in param.shape]
+def shape_tuple(param: Param, overrides: Optional[Dict[str, Any]] = None) -> str:
+    """`(2 * N, C)`: the shape a case passes `param` with, as Python source."""
+    dims = [shapes.spell(d) for d in shape_of(param, overrides or {})]
     return f"({dims[0]},)" if len(dims) == 1 else f"({', '.join(dims)})"
 
 
@@ -167,9 +170,9 @@ def tensor_kwargs(param: Param) -> str:
     return f"device=self.device, dtype=torch.{lookup(param.dtype).torch}"
 
 
-def distribution_expr(param: Param, dist: Distribution) -> str:
-    """Python (torch) source that draws one input tensor on self.device."""
-    shape, kwargs = shape_tuple(param), tensor_kwargs(param)
+def distribution_expr(param: Param, dist: Distribution, shape: str) -> str:
+    """Python (torch) source that draws one input tensor of `shape` on self.device."""
+    kwargs = tensor_kwargs(param)
     kind = dist.kind
     if kind == "uniform":
         low, high = dist.uniform
@@ -236,10 +239,12 @@ DESCRIPTORS = {
 OUTPUT_DESCRIPTOR = ("OutTensor", "float32")
 
 
-def descriptor_expr(param: Param, dist: Optional[Distribution]) -> str:
+def descriptor_expr(
+    param: Param, dist: Optional[Distribution], overrides: Optional[Dict[str, Any]] = None
+) -> str:
     """`RandTensor((N,), -1.0, 1.0)`: how the public performance tests describe a tensor."""
     kind, default_dtype = OUTPUT_DESCRIPTOR if dist is None else DESCRIPTORS[dist.kind]
-    args = [shape_tuple(param)]
+    args = [shape_tuple(param, overrides)]
     if dist is not None and dist.kind == "normal" and list(dist.normal) != [0, 1]:
         args += [py_number(v) for v in dist.normal]
     elif dist is not None and dist.kind in ("uniform", "randint"):
@@ -270,6 +275,18 @@ def descriptor_used(spec: Spec) -> List[str]:
 CaseForm = Union[Case, Performance]
 
 
+def with_output_shapes(spec: Spec, overrides: Dict[str, Any], code: CaseCode) -> CaseCode:
+    """Outputs a case passes in another shape than the signature's: `_make` builds them, the case
+    then views them in its own shape (a fresh tensor's view keeps the prefill)."""
+    changed = [p for p in spec.signature if p.direction == "out" and p.name in overrides]
+    if not changed:
+        return code
+    lines = code.lines + [f"case = {code.call}"]
+    for p in changed:
+        lines.append(f'case["{p.name}"] = case["{p.name}"].view{shape_tuple(p, overrides)}')
+    return CaseCode(code.comment, lines, "case")
+
+
 def case_code(
     spec: Spec,
     scalars: Dict[str, Any],
@@ -277,7 +294,8 @@ def case_code(
     form: Optional[CaseForm] = None,
 ) -> CaseCode:
     """One case's lines and the call that returns it: seeded, outputs started as the case says,
-    or written with descriptors when it asks for them."""
+    tensors in the case's own shapes, or written with descriptors when it asks for them."""
+    overrides = form.shapes if form is not None else {}
     lines = size_assignment(spec, scalars)
     if form is not None and form.seed is not None:
         lines.append(f"torch.manual_seed({form.seed})")
@@ -287,36 +305,41 @@ def case_code(
         for p in spec.signature:
             if p.is_tensor:
                 dist = dists[p.name] if p.direction != "out" else None
-                value = descriptor_expr(p, dist)
+                value = descriptor_expr(p, dist, overrides)
             else:
                 value = p.name if p.name in sizes else py_number(scalars[p.name])
             entries.append(f'"{p.name}": {value}')
         return CaseCode("", lines, "{" + ", ".join(entries) + "}")
     for p in spec.signature:
         if p.is_tensor and p.direction != "out":
-            lines.append(f"{p.name} = {distribution_expr(p, dists[p.name])}")
+            drawn = distribution_expr(p, dists[p.name], shape_tuple(p, overrides))
+            lines.append(f"{p.name} = {drawn}")
     call = make_call(spec, scalars)
     if form is not None and form.prefill is not None and form.prefill != (spec.prefill or "empty"):
         outputs = [p for p in spec.signature if p.is_tensor and p.direction == "out"]
         own = ", ".join(f'"{p.name}": {output_expr(p, form.prefill)}' for p in outputs)
         call = f"{{**{call}, {own}}}" if outputs else call
-    return CaseCode("", lines, call)
+    return with_output_shapes(spec, overrides, CaseCode("", lines, call))
 
 
-def example_code(spec: Spec) -> CaseCode:
-    ex = spec.example
+def example_code(spec: Spec, ex: Example) -> CaseCode:
+    """One worked example's literal tensors (generate_example_test holds the first)."""
     lines = size_assignment(spec, ex.scalars)
     for p in spec.signature:
         if p.is_tensor and p.direction != "out":
             literal = nested_literal(ex.inputs[p.name], lookup(p.dtype).kind)
             lines.append(f"{p.name} = torch.tensor({literal}, {tensor_kwargs(p)})")
-    return CaseCode("", lines, make_call(spec, ex.scalars))
+    code = CaseCode("", lines, make_call(spec, ex.scalars))
+    return with_output_shapes(spec, ex.shapes, code)
 
 
 def functional_code(spec: Spec, case: Case) -> CaseCode:
     comment = case.name + (f": {case.note}" if case.note else "")
-    if case.from_example:
+    if case.example_number == 1:
         return CaseCode(comment, [], "self.generate_example_test()")
+    if case.example_number > 1:
+        code = example_code(spec, spec.examples[case.example_number - 1])
+        return CaseCode(comment, code.lines, code.call)
     scalars = {**spec.defaults.scalars, **case.scalars}
     dists = {**spec.defaults.inputs, **case.inputs}
     code = case_code(spec, scalars, dists, case)
@@ -338,11 +361,29 @@ def python_annotation(p: Param) -> str:
     return "torch.Tensor" if p.is_tensor else lookup(p.dtype).python_scalar
 
 
+def shape_variants(spec: Spec, p: Param) -> List[str]:
+    """The shapes `p` is passed with: the signature's, then each case's override, once each."""
+    every = [
+        *(e.shapes for e in spec.examples),
+        *(c.shapes for c in spec.functional),
+        spec.performance.shapes,
+    ]
+    variants = [shape_tuple(p)]
+    for overrides in every:
+        if p.name in overrides and shape_tuple(p, overrides) not in variants:
+            variants.append(shape_tuple(p, overrides))
+    return variants
+
+
 def assertions(spec: Spec) -> List[str]:
     checks = []
     for p in spec.signature:
         if p.is_tensor:
-            checks.append(f"{p.name}.shape == {shape_tuple(p)}")
+            variants = shape_variants(spec, p)
+            if len(variants) == 1:
+                checks.append(f"{p.name}.shape == {variants[0]}")
+            else:
+                checks.append(f"{p.name}.shape in ({', '.join(variants)})")
     for p in spec.signature:
         if p.is_tensor:
             checks.append(f"{p.name}.dtype == torch.{lookup(p.dtype).torch}")
@@ -439,7 +480,7 @@ def challenge_py_context(spec: Spec) -> ChallengePyContext:
             for p in spec.signature
         ],
         make_doc=make_doc,
-        example=example_code(spec),
+        example=example_code(spec, spec.example),
         cases=[functional_code(spec, case) for case in spec.functional],
         performance=case_code(spec, perf.scalars, perf_dists, perf),
         base_imports=", ".join(["ChallengeBase"] + descriptor_used(spec)),
@@ -457,49 +498,60 @@ class ChallengeHtmlContext(TemplateContext):
     svg: Optional[str]
     requirements: List[str]
     constraints: List[str]
-    example: html.ExampleSection
+    examples: List[html.ExampleSection]
     performance_bullet: str
+    blank_line_before_performance: bool
+
+
+def example_section(spec: Spec, example: Example, title: str) -> html.ExampleSection:
+    """One example's section: its tensors in signature order and the scalars the form lists (a
+    matrix page never lists the sizes, its labels carry them; a summary always does, as the public
+    summaries do; a <pre> page when the example says)."""
+    sizes = set(size_names(spec))
+    tensors = [p for p in spec.signature if p.is_tensor]
+    inputs = [
+        (p.name, shape_of(p, example.shapes), example.inputs[p.name])
+        for p in tensors
+        if p.direction != "out"
+    ]
+    outputs = [
+        (p.name, shape_of(p, example.shapes), example.outputs[p.name])
+        for p in tensors
+        if p.direction != "in"
+    ]
+    form = html.example_form(inputs + outputs)
+    listed = form == "summary" or (example.show_sizes and form == "pre")
+    scalar_lines = [
+        (p.name, p.latex, example.scalars[p.name])
+        for p in spec.signature
+        if not p.is_tensor and (listed or p.name not in sizes)
+    ]
+    explanation = example.explanation.strip() if example.explanation else None
+    return html.example_blocks(title, inputs, outputs, scalar_lines, explanation)
+
+
+def performance_sizes(spec: Spec) -> List[Tuple[str, Any]]:
+    """The bullet's (name, value) pairs: the scalars the spec names, else every size."""
+    perf = spec.performance
+    if perf.shown is not None:
+        names = list(perf.shown)
+    else:
+        names = [p.name for p in spec.signature if not p.is_tensor and lookup(p.dtype).is_size]
+    return [(name, int(perf.scalars[name])) for name in names]
 
 
 def challenge_html_context(loaded: LoadedSpec) -> ChallengeHtmlContext:
     spec = loaded.spec
-    ex = spec.example
-    sizes = set(size_names(spec))
-    params = {p.name: p for p in spec.signature}
-    inputs = [
-        (p.name, p.shape, ex.inputs[p.name])
-        for p in spec.signature
-        if p.is_tensor and p.direction != "out"
-    ]
-    outputs = [
-        (p.name, p.shape, ex.outputs[p.name])
-        for p in spec.signature
-        if p.is_tensor and p.direction != "in"
-    ]
-    scalar_lines = [
-        (p.name, p.latex or f"\\text{{{p.name}}}", ex.scalars[p.name])
-        for p in spec.signature
-        if not p.is_tensor and p.name not in sizes
-    ]
-    if not any(len(params[n].shape) >= 2 for n, _, _ in inputs + outputs):
-        # 1-D pages show the sizes in the <pre> block too
-        scalar_lines = [
-            (p.name, p.latex or p.name, ex.scalars[p.name])
-            for p in spec.signature
-            if not p.is_tensor
-        ]
-    perf_sizes = [
-        (p.name, int(spec.performance.scalars[p.name]))
-        for p in spec.signature
-        if not p.is_tensor and lookup(p.dtype).is_size
-    ]
+    examples = spec.examples
+    titles = html.example_titles([ex.title for ex in examples])
     return ChallengeHtmlContext(
         description=spec.description.strip(),
         svg=loaded.svg,
         requirements=list(spec.requirements),
         constraints=list(spec.constraints),
-        example=html.example_blocks(inputs, outputs, scalar_lines, ex.scalars),
-        performance_bullet=html.performance_bullet(perf_sizes),
+        examples=[example_section(spec, ex, t) for ex, t in zip(examples, titles)],
+        performance_bullet=html.performance_bullet(performance_sizes(spec)),
+        blank_line_before_performance=spec.performance.blank_line and bool(spec.constraints),
     )
 
 

@@ -1,22 +1,30 @@
-"""Write or verify a generated tree: all or nothing, and never over a hand edit.
+"""Write or verify a generated tree: all or nothing, never over a hand edit, never outside it.
 
-The new tree is assembled in a sibling temporary directory and swapped in with two renames; an
-interrupted run leaves either the old tree or the new one (a leftover `.old` copy is restored on
-the next run). A manifest of content hashes records which spec owns which file, so a generated
-file edited by hand is detected and kept unless the caller forces it.
+The new tree is assembled in a sibling temporary directory and exchanged with the old one in one
+step (Linux renameat2 RENAME_EXCHANGE), so the tree exists, old or new and complete, at every
+instant; where the exchange is not available, each file is replaced in place atomically instead
+(os.replace), the manifest last. Runs on one tree are serialised by a lock file beside it. A
+generated path that is (or lies under) a symbolic link is refused, never followed. A manifest of
+content hashes records which spec owns which file, so a generated file edited by hand is detected
+and kept unless the caller forces it.
 """
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import difflib
+import errno
 import hashlib
 import json
 import os
 import shutil
+import stat
 import tempfile
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import Dict, Iterator, List, Optional
 
 MANIFEST = ".chgen-manifest.json"
 
@@ -88,18 +96,75 @@ class TreeConflict(Exception):
         )
 
 
+class UnsafeTree(OSError):
+    """The tree cannot be written safely (a symbolic link in it, a read-only directory)."""
+
+
+def check_paths(root: Path, paths: List[str]) -> None:
+    """Refuse a generated path that is a symbolic link or lies under one inside the tree."""
+    for relative in paths:
+        current = root
+        for part in Path(relative).parts:
+            current = current / part
+            if current.is_symlink():
+                raise UnsafeTree(
+                    f"{_shown(current)} is a symbolic link; chgen never writes through links: "
+                    "remove it and run again"
+                )
+            if not current.exists():
+                break
+
+
+def _shown(path: Path) -> str:
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
+def _read_only_dirs(root: Path) -> Optional[Path]:
+    """The first directory of the tree (or its parent) this process may not write in."""
+    candidates = [root.parent] + ([root] if root.is_dir() else [])
+    if root.is_dir():
+        candidates += [Path(d) for d, _, _ in os.walk(root)]
+    for directory in candidates:
+        if not os.access(directory, os.W_OK | os.X_OK):
+            return directory
+    return None
+
+
+@contextmanager
+def locked(root: Path) -> Iterator[None]:
+    """Serialise runs that write `root`: an exclusive flock on `.<name>.lock` beside it."""
+    import fcntl
+
+    root.parent.mkdir(parents=True, exist_ok=True)
+    descriptor = os.open(root.parent / f".{root.name}.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(descriptor)  # closing releases the lock
+
+
 def recover(root: Path) -> None:
     """Finish or undo a swap that an earlier run could not complete."""
     for leftover in root.parent.glob(f".{root.name}.old-*"):
         if not root.exists():
             leftover.rename(root)
         else:
-            shutil.rmtree(leftover, ignore_errors=True)
-    for leftover in root.parent.glob(f".{root.name}.new-*"):
-        shutil.rmtree(leftover, ignore_errors=True)
+            _remove(leftover)
+    for pattern in (f".{root.name}.new-*", f".{root.name}.probe-*"):
+        for leftover in root.parent.glob(pattern):
+            _remove(leftover)
 
 
 def _read(path: Path) -> Optional[str]:
+    if path.is_symlink():
+        raise UnsafeTree(
+            f"{_shown(path)} is a symbolic link; chgen never writes through links: remove it and "
+            "run again"
+        )
     try:
         return path.read_bytes().decode("utf-8")
     except (OSError, UnicodeDecodeError):
@@ -108,7 +173,9 @@ def _read(path: Path) -> Optional[str]:
 
 def plan(root: Path, output: Output) -> Plan:
     """Compare the tree on disk with `output`: the changes, the new manifest, hand-edited paths."""
+    check_paths(root, [MANIFEST])
     manifest = Manifest.read(root)
+    check_paths(root, sorted(set(output.files) | set(manifest.files) | {MANIFEST}))
     owners = set(output.owners.values())
     previous = manifest.owned_by(owners)
     changes: List[Change] = []
@@ -156,8 +223,14 @@ def _diff(path: str, old: str, new: str) -> str:
 
 
 def write(root: Path, output: Output, force: bool = False) -> List[Change]:
-    """Make the tree match `output`, atomically. Raises TreeConflict on hand edits unless forced."""
+    """Make the tree match `output`, atomically. Raises TreeConflict on hand edits unless forced,
+    UnsafeTree (an OSError) for a symbolic link or a read-only directory, with nothing written."""
     root = root.resolve()
+    with locked(root):
+        return _write_locked(root, output, force)
+
+
+def _write_locked(root: Path, output: Output, force: bool) -> List[Change]:
     recover(root)
     planned = plan(root, output)
     changes, manifest_text = planned.changes, planned.manifest_text
@@ -165,7 +238,12 @@ def write(root: Path, output: Output, force: bool = False) -> List[Change]:
         raise TreeConflict(planned.edited)
     if not changes:
         return []
-    root.parent.mkdir(parents=True, exist_ok=True)
+    read_only = _read_only_dirs(root)
+    if read_only is not None:
+        raise UnsafeTree(f"{_shown(read_only)} is not writable: make it writable and run again")
+    if not _can_exchange(root):
+        _write_in_place(root, output, changes, manifest_text)
+        return changes
     staging = Path(tempfile.mkdtemp(prefix=f".{root.name}.new-", dir=root.parent))
     try:
         new_root = staging / "tree"
@@ -184,8 +262,49 @@ def write(root: Path, output: Output, force: bool = False) -> List[Change]:
         (new_root / MANIFEST).write_text(manifest_text, encoding="utf-8")
         _swap(root, new_root)
     finally:
-        shutil.rmtree(staging, ignore_errors=True)
+        _remove(staging)
     return changes
+
+
+def _write_in_place(root: Path, output: Output, changes: List[Change], manifest: str) -> None:
+    """No exchange here: replace file by file (each atomically), the manifest last, so a kill
+    leaves every file whole and the next run finishes the job."""
+    root.mkdir(parents=True, exist_ok=True)
+    for change in changes:
+        target = root / change.path
+        if change.kind == "removed":
+            target.unlink(missing_ok=True)
+            _prune_empty(target.parent, root)
+        elif change.path != MANIFEST:
+            _replace(target, output.files[change.path])
+    _replace(root / MANIFEST, manifest)
+
+
+def _replace(target: Path, text: str) -> None:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    descriptor, temporary = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    try:
+        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.chmod(temporary, 0o644)
+        os.replace(temporary, target)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def _remove(path: Path) -> None:
+    """Remove a staging directory even where a copied tree made parts of it read-only."""
+
+    def make_writable(function, name, _exc) -> None:
+        try:
+            os.chmod(os.path.dirname(name), stat.S_IRWXU)
+            os.chmod(name, stat.S_IRWXU)
+            function(name)
+        except OSError:
+            pass
+
+    shutil.rmtree(path, onerror=make_writable)
 
 
 def _prune_empty(directory: Path, stop: Path) -> None:
@@ -194,15 +313,52 @@ def _prune_empty(directory: Path, stop: Path) -> None:
         directory = directory.parent
 
 
+RENAME_EXCHANGE = 2
+AT_FDCWD = -100
+
+
+def _renameat2():
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        function = libc.renameat2
+    except (OSError, AttributeError):
+        return None
+    function.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p]
+    function.argtypes += [ctypes.c_uint]
+    function.restype = ctypes.c_int
+    return function
+
+
+def exchange(first: Path, second: Path) -> None:
+    """Swap two existing paths in one step (both exist before and after); OSError if unsupported."""
+    function = _renameat2()
+    if function is None:
+        raise OSError(errno.ENOSYS, "renameat2 is not available")
+    done = function(AT_FDCWD, os.fsencode(first), AT_FDCWD, os.fsencode(second), RENAME_EXCHANGE)
+    if done != 0:
+        code = ctypes.get_errno()
+        raise OSError(code, os.strerror(code), str(first))
+
+
+def _can_exchange(root: Path) -> bool:
+    """Whether this file system swaps directories in one step (tried on two scratch ones)."""
+    if not root.exists():
+        return True  # a first generation is one rename
+    scratch = Path(tempfile.mkdtemp(prefix=f".{root.name}.probe-", dir=root.parent))
+    try:
+        (scratch / "a").mkdir()
+        (scratch / "b").mkdir()
+        exchange(scratch / "a", scratch / "b")
+        return True
+    except OSError:
+        return False
+    finally:
+        _remove(scratch)
+
+
 def _swap(root: Path, new_root: Path) -> None:
+    """Put `new_root` at `root`; the old tree ends up at `new_root` (removed with the staging)."""
     if not root.exists():
         os.rename(new_root, root)
         return
-    old = root.parent / f".{root.name}.old-{os.getpid()}"
-    os.rename(root, old)
-    try:
-        os.rename(new_root, root)
-    except OSError:
-        os.rename(old, root)
-        raise
-    shutil.rmtree(old, ignore_errors=True)
+    exchange(new_root, root)

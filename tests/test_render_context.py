@@ -33,13 +33,13 @@ def test_contexts_are_the_typed_dataclasses(loaded):
     page = challenge_html_context(loaded)
     assert isinstance(py, ChallengePyContext) and isinstance(page, ChallengeHtmlContext)
     assert [entry.name for entry in py.signature] == [p.name for p in loaded.spec.signature]
-    assert isinstance(page.example, html.MatrixExample)  # 142's example is 2-D
+    assert isinstance(page.examples[0], html.MatrixExample)  # 142's example is 2-D
 
 
 def test_one_dimensional_pages_get_a_pre_example():
     page = challenge_html_context(load_spec(GOLDEN / "specs" / "1_vector_add.yaml"))
-    assert isinstance(page.example, html.PreExample)
-    assert page.example.pre_lines[0].startswith("Input:  A = ")
+    assert isinstance(page.examples[0], html.PreExample)
+    assert page.examples[0].pre_lines[0].startswith("Input:  A = ")
 
 
 @pytest.mark.parametrize("template, make, expected", [

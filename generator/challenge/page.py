@@ -92,6 +92,8 @@ class Example:
     form: Optional[str]  # "pre", "bmatrix" or None
     form_offset: int  # of the first <pre or \\begin{bmatrix}
     input_labels: List[str] = field(default_factory=list)  # `label = value` lines before Output
+    title: str = ""  # the heading's inner HTML as written ("Example 1:")
+    explanation: Optional[str] = None  # a <p> after the data, verbatim
 
 
 @dataclass
@@ -329,6 +331,14 @@ def performance_bullet(page: Page) -> Optional[Tuple[int, List[BulletItem]]]:
     return None
 
 
+_BLANK_BEFORE_BULLET = re.compile(r"\n[ \t]*\n[ \t]*<li>\s*" + BULLET)
+
+
+def blank_before_bullet(text: str) -> bool:
+    """Whether a blank line stands before the performance bullet (most public pages have one)."""
+    return bool(_BLANK_BEFORE_BULLET.search(text))
+
+
 _GROUPED = re.compile(r"^-?\d{1,3}(,\d{3})*$")
 
 
@@ -519,7 +529,11 @@ def example_values(
     return ShownValues(found, base, labelled)
 
 
-_SCALAR_LINE_RE = re.compile(r"^\\\((.*?)\\\) = (\S+?)(?:<br>)?$")
+#: a matrix example's scalar line: `\\(\\varepsilon = 1e-5\\)`, `<code>k</code>: 3`, or the older
+#: `\\(\\text{eps}\\) = 1e-5`; group 1 is the label
+_SCALAR_LINE_RE = re.compile(
+    r"^(?:\\\((.+?) = [^\s\\]+\\\)|<code>(\w+)</code>: \S+?|\\\((.*?)\\\) = \S+?)(?:<br>)?$"
+)
 
 
 def _example(page: Page, heading: Heading) -> Example:
@@ -534,7 +548,20 @@ def _example(page: Page, heading: Heading) -> Example:
         labels = _pre_labels(page.body(heading))
     else:
         form, offset, labels = None, heading.start, []
-    return Example(heading, form, offset, labels)
+    opening_end = page.text.find(">", heading.start) + 1
+    closing = page.text.rfind("</", opening_end, heading.body_start) if heading.closed else -1
+    title = page.text[opening_end:closing] if closing >= 0 else heading.title
+    return Example(heading, form, offset, labels, title, _explanation(page.body(heading), form))
+
+
+def _explanation(body: str, form: Optional[str]) -> Optional[str]:
+    """The <p> paragraphs that follow a <pre> example's block (a bmatrix example's data is
+    itself in <p>, so it has none this reader can tell apart)."""
+    if form != "pre":
+        return None
+    closing = body.rfind("</pre>")
+    rest = body[closing + len("</pre>") :].strip() if closing >= 0 else ""
+    return rest if rest.startswith("<p") and rest.endswith("</p>") else None
 
 
 def _pre_labels(body: str) -> List[str]:
@@ -560,7 +587,7 @@ def _matrix_labels(body: str) -> List[str]:
     for line in before.splitlines():
         match = _SCALAR_LINE_RE.match(line.strip())
         if match:
-            labels.append(match.group(1))
+            labels.append(next(g for g in match.groups() if g is not None))
     return labels
 
 

@@ -18,7 +18,7 @@ _HUNK = re.compile(r"^@@ -(\d+)(?:,\d+)? \+(\d+)", re.M)
 
 
 def check(paths: Sequence[Path], report: Report) -> None:
-    from generator import pipeline
+    from generator import pipeline, tree
     from generator.formatting import FormatError
     from generator.spec import SpecErrors
 
@@ -42,6 +42,9 @@ def check(paths: Sequence[Path], report: Report) -> None:
         return
     except FormatError as exc:
         report.add("G001", loaded[0].display, 1, 1, f"rendering failed: {exc}", "")
+        return
+    except tree.UnsafeTree as exc:  # a symbolic link in the tree
+        report.add("G002", str(root), 1, 1, str(exc), "")
         return
     shown = str(root).rstrip("/")
     for change in result.changes:

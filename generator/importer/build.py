@@ -17,14 +17,17 @@ import math
 import re
 import tempfile
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
 import torch
 
+from generator.challenge.page import blank_before_bullet
 from generator.dtypes import lookup
-from generator.example_check import compile_function, start_value, verify_example
+from generator.example_check import compile_function, start_value
+from generator.example_runner import verify_examples
+from generator.html import example_titles, literal_dims
 from generator.importer import html as page_reader
 from generator.importer import infer, pyast, starters
 from generator.importer.equivalence import Equivalence, compare
@@ -45,6 +48,7 @@ from generator.naming import DIFFICULTIES, SLUG_RE, URL_NAME_RE
 from generator.render import CORE_BASE, assertions, render_challenge, render_core
 from generator.resources import template_dir
 from generator.spec import SpecErrors, load_spec
+from generator.spec import shapes as shape_exprs
 
 DIR_RE = re.compile(r"^(\d+)_(\w+)$")
 STARTERS = tuple(lang.starter_name for lang in LANGUAGES)
@@ -65,6 +69,7 @@ class ImportResult:
     identical: Dict[str, bool]  # file (challenge.py, challenge.html, starter/...) -> byte-identical
     equivalence: Equivalence
     case_names: List[str]
+    generate_errors: List[str] = field(default_factory=list)  # why `chgen generate` refuses it
 
     def write(self, spec_path: Path) -> List[Path]:
         """Write the spec (and its SVG sidecar next to it); return the paths written."""
@@ -292,8 +297,17 @@ def _defaults(cases: List[_Case], params: List[ParamInfo], sizes: List[str]) -> 
     return out
 
 
+def _case_shapes(params: List[ParamInfo], label: str) -> Dict[str, Any]:
+    """`shapes:` of one case: the tensors it passes with another rank than the example."""
+    return {p.name: p.case_shapes[label] for p in params if label in p.case_shapes}
+
+
 def _case_entry(
-    case: _Case, defaults: Dict[str, Any], sizes: List[str], prefill: Start
+    case: _Case,
+    defaults: Dict[str, Any],
+    sizes: List[str],
+    params: List[ParamInfo],
+    prefill: Start,
 ) -> Dict[str, Any]:
     entry: Dict[str, Any] = {"name": case.label}
     if case.note:
@@ -311,6 +325,8 @@ def _case_entry(
         entry["scalars"] = scalars
     if inputs:
         entry["inputs"] = inputs
+    if _case_shapes(params, case.label):
+        entry["shapes"] = _case_shapes(params, case.label)
     entry.update(_case_form(case, prefill))
     return entry
 
@@ -376,12 +392,17 @@ def _report_unplaced_seeds(run: Run, report: Report) -> None:
             )
 
 
+def _factor(dim: Any) -> str:
+    """A dimension as a factor of a product: `(N - K + 1)`, `2 * N`, `N`."""
+    return shape_exprs.spelled(shape_exprs.dimension(dim), parent=2)
+
+
 def _min_bytes(params: List[ParamInfo]) -> str:
     """Every tensor read or written once: `3 * N * C * 4 + 2 * C * 4`."""
     terms: Dict[tuple, List[Any]] = {}
     for p in params:
         if p.is_tensor:
-            dims = [str(d) for d in p.shape if d != 1] + [str(lookup(p.dtype).itemsize)]
+            dims = [_factor(d) for d in p.shape if d != 1] + [str(lookup(p.dtype).itemsize)]
             entry = terms.setdefault(tuple(sorted(dims)), [" * ".join(dims), 0])
             entry[1] += 1
     return " + ".join(f"{n} * {text}" if n > 1 else text for text, n in terms.values())
@@ -410,8 +431,9 @@ def _example_inputs(params: List[ParamInfo], case: Traced, seed: int, report: Re
     return inputs
 
 
-#: example tensors are written out as literals in the spec and on the page
-EXAMPLE_MAX_ELEMENTS = 4096
+#: example tensors are written out as literals in the spec (the page summarises large ones by
+#: their shapes); this many elements keep a spec well under its 2 MB limit
+EXAMPLE_MAX_ELEMENTS = 32768
 
 
 def _check_example_size(params: List[ParamInfo], example: Traced) -> None:
@@ -419,11 +441,6 @@ def _check_example_size(params: List[ParamInfo], example: Traced) -> None:
         if not p.is_tensor:
             continue
         tensor = infer.tensor_value(example, p, "example")
-        if tensor.dim() > 2:
-            raise ImportFailure(
-                f"the example's {p.name} is {tensor.dim()}-D; challenge.html shows 1-D and 2-D "
-                "examples only (not representable)"
-            )
         if tensor.numel() > EXAMPLE_MAX_ELEMENTS:
             raise ImportFailure(
                 f"the example's {p.name} has {tensor.numel()} elements; a spec's example is "
@@ -437,7 +454,7 @@ def _reference_outputs(
     scalars: Dict[str, Any],
     inputs: Dict[str, Any],
     instance: Any,
-    example: Traced,
+    example: Optional[Traced],
     prefill: Start,
 ) -> Dict[str, torch.Tensor]:
     """What the reference writes on the example, in float64 as chgen verifies it: outputs start
@@ -450,7 +467,7 @@ def _reference_outputs(
         kind = lookup(p.dtype).kind
         dtype = torch.float64 if kind == "float" else torch.int64
         if p.direction == "out":
-            shape = [scalars[d] if isinstance(d, str) else d for d in p.shape]
+            shape = shape_exprs.resolve(p.case_shapes.get("example", p.shape), scalars)
             values[p.name] = torch.full(shape, start_value(prefill, kind), dtype=dtype)
         else:
             values[p.name] = torch.tensor(inputs[p.name], dtype=dtype)
@@ -458,7 +475,9 @@ def _reference_outputs(
         namespace: Dict[str, Any] = {"torch": torch, "math": math}
         reference = compile_function("reference", [p.name for p in params], body, namespace)
         reference(**values)
-    except Exception:
+    except Exception as exc:
+        if example is None:
+            raise ImportFailure(f"the reference fails on it: {type(exc).__name__}: {exc}") from None
         # some references only run in their own dtype: run the original as it is
         values = {
             k: v.clone() if isinstance(v, torch.Tensor) else v for k, v in example.values.items()
@@ -490,11 +509,16 @@ def _shown(value: float, atol: float, rtol: float) -> float:
 def _example_outputs(
     params: List[ParamInfo],
     computed: Dict[str, torch.Tensor],
-    page: page_reader.Page,
-    atol: float,
-    rtol: float,
+    shown_outputs: Dict[str, Any],
+    has_example: bool,
+    attrs: Dict[str, Any],
     report: Report,
+    number: int = 1,
 ) -> Dict[str, Any]:
+    """Each output as the page shows it when that is within tolerance of the reference, else
+    the reference's values rounded as a page would show them."""
+    atol, rtol = attrs["atol"], attrs["rtol"]
+    which = "example" if number == 1 else f"example {number}"
     outputs = {}
     for p in params:
         if not p.is_tensor or p.direction == "in":
@@ -503,7 +527,7 @@ def _example_outputs(
         kind = lookup(p.dtype).kind
         if kind == "float" and not bool(torch.isfinite(ref).all()):
             raise ImportFailure(f"the reference writes non-finite {p.name} on the example")
-        shown = page.example_outputs.get(p.name)
+        shown = shown_outputs.get(p.name)
         chosen = None
         if shown is not None:
             flat = torch.tensor(
@@ -515,12 +539,12 @@ def _example_outputs(
                     chosen = flat.reshape(ref.shape).tolist()
                 else:
                     report.note(
-                        f"example: the page shows {p.name} = {_brief(shown)}, the reference "
+                        f"{which}: the page shows {p.name} = {_brief(shown)}, the reference "
                         f"computes {_brief(_round_all(ref, atol, rtol))}; the spec takes the "
                         "reference's values"
                     )
-        elif page.has_example:
-            report.note(f"example: {p.name} is not readable on the page; taken from the reference")
+        elif has_example:
+            report.note(f"{which}: {p.name} is not readable on the page; taken from the reference")
         if chosen is None:
             chosen = _round_all(ref, atol, rtol)
         outputs[p.name] = infer.nested(chosen, kind)
@@ -593,13 +617,17 @@ def import_challenge(directory: Path, seed: int = 0, inline_svg: bool = False) -
     found = _cases(read, report)
     cases, perf_case, defaults = found.functional, found.performance, found.defaults
     reference = _reference(read.source, read.params, report)
+    page_text = (directory / "challenge.html").read_text(encoding="utf-8")
+    tensor_inputs = [p.name for p in read.params if p.is_tensor and p.direction != "out"]
     page = page_reader.read_page(
-        (directory / "challenge.html").read_text(encoding="utf-8"),
+        page_text,
         [p.name for p in read.params if p.is_tensor and p.direction != "in"],
+        [p.name for p in read.params],
+        tensor_inputs[0] if len(tensor_inputs) == 1 else None,
     )
     for note in page.notes:
         report.note(note)
-    example = _example(read, reference, page, attrs, found.prefill, report)
+    examples = _examples(read, reference, page, attrs, found.prefill, report)
     _check_performance_bullet(read.params, perf_case, page, report)
     starter_texts = starters.read_starters(directory / "starter", STARTERS)
     scaffold = _scaffold(difficulty, slug, starter_texts, read.sizes, report)
@@ -614,12 +642,15 @@ def import_challenge(directory: Path, seed: int = 0, inline_svg: bool = False) -
         f"({min_bytes}); adjust it"
     )
     performance: Dict[str, Any] = {"scalars": perf_case.scalars}
+    performance.update(_bullet_layout(read.params, page_text, page))
     perf_inputs = {
         k: v for k, v in perf_case.inputs.items() if defaults.get("inputs", {}).get(k) != v
     }
     if perf_inputs:
         performance["inputs"] = perf_inputs
     performance["min_bytes"] = min_bytes
+    if _case_shapes(read.params, "performance"):
+        performance["shapes"] = _case_shapes(read.params, "performance")
     performance.update(_case_form(perf_case, found.prefill))
     svg_name = f"{challenge_id}_{slug}.svg" if page.svg and not inline_svg else None
     data: Dict[str, Any] = {
@@ -638,12 +669,15 @@ def import_challenge(directory: Path, seed: int = 0, inline_svg: bool = False) -
         "svg": svg_name or (page.svg + "\n" if page.svg else None),
         "requirements": requirements,
         "constraints": page.constraints,
-        "example": example,
+        "example": examples[0] if len(examples) == 1 else None,
+        "examples": examples if len(examples) > 1 else None,
         "prefill": None if found.prefill == "empty" else found.prefill,
         "scaffold": scaffold,
         "starter_helpers": starter_helpers or None,
         "defaults": defaults or None,
-        "functional": [_case_entry(c, defaults, read.sizes, found.prefill) for c in cases],
+        "functional": [
+            _case_entry(c, defaults, read.sizes, read.params, found.prefill) for c in cases
+        ],
         "performance": performance,
     }
     return _finish(read, data, f"{challenge_id}_{slug}.yaml", svg_name, page.svg, report)
@@ -672,7 +706,14 @@ def _read(directory: Path, seed: int, report: Report) -> _Read:
             report.note(
                 f"case {label} passes {', '.join(extra)}, which solve does not take; dropped"
             )
-    used = {d for p in params if p.is_tensor for d in p.shape}
+    used = {
+        n
+        for p in params
+        if p.is_tensor
+        for shape in [p.shape, *p.case_shapes.values()]
+        for d in shape
+        for n in shape_exprs.names(shape_exprs.dimension(d))
+    }
     sizes = [p.name for p in params if not p.is_tensor and p.name in used]
     return _Read(directory, source, instance, run, params, names, notes, sizes, seed)
 
@@ -734,14 +775,17 @@ def _report_mixed_descriptors(
         )
 
 
-def _example(
+def _examples(
     read: _Read,
     reference: str,
     page: page_reader.Page,
     attrs: Dict[str, Any],
     prefill: Start,
     report: Report,
-) -> Dict[str, Any]:
+) -> List[Dict[str, Any]]:
+    """The first example from generate_example_test, the others from the page's values; each
+    keeps the page's title, explanation and whether it lists the sizes. Every example's
+    outputs start as the spec's prefill says."""
     example = read.run.example
     scalars = _scalars(read.params, example, "example")
     _check_example_size(read.params, example)
@@ -749,7 +793,95 @@ def _example(
     computed = _reference_outputs(
         read.params, reference, scalars, inputs, read.instance, example, prefill
     )
-    outputs = _example_outputs(read.params, computed, page, attrs["atol"], attrs["rtol"], report)
+    shown = page.examples[0].shown if page.examples else None
+    outputs = _example_outputs(
+        read.params, computed, _shown_outputs(read.params, shown), page.has_example, attrs, report
+    )
+    found = [{"scalars": scalars, "inputs": inputs, "outputs": outputs}]
+    for number, later in enumerate(page.examples[1:], start=2):
+        entry = _page_example(read, reference, later, number, attrs, prefill, report)
+        if entry is not None:
+            found.append(entry)
+    titles = example_titles([None] * len(found))
+    for entry, written, default in zip(found, page.examples, titles):
+        if written.title != default:
+            entry["title"] = written.title
+        if written.explanation:
+            entry["explanation"] = written.explanation
+        if not page.matrix and set(written.labels) & set(read.sizes):
+            entry["show_sizes"] = True
+    return found
+
+
+def _shown_outputs(params: List[ParamInfo], shown: Optional[Any]) -> Dict[str, Any]:
+    """Output name -> the number or nested list an example shows for it."""
+    found: Dict[str, Any] = {}
+    for p in params:
+        candidates = shown.found.get((p.name, True)) if shown else None
+        if p.is_tensor and p.direction != "in" and candidates:
+            found[p.name] = candidates[0].nested
+    return found
+
+
+def _page_example(
+    read: _Read,
+    reference: str,
+    written: page_reader.PageExample,
+    number: int,
+    attrs: Dict[str, Any],
+    prefill: Start,
+    report: Report,
+) -> Optional[Dict[str, Any]]:
+    """An example after the first, from the values its section writes: inputs and scalars as
+    shown (sizes not shown are read off the tensors), outputs from the reference."""
+    params = read.params
+    found = written.shown.found
+    scalars: Dict[str, Any] = {}
+    inputs: Dict[str, Any] = {}
+    for p in params:
+        value = (found.get((p.name, False)) or [None])[0]
+        if p.is_tensor and p.direction != "out" and value is not None:
+            inputs[p.name] = value.nested
+        elif not p.is_tensor and value is not None and not isinstance(value.nested, list):
+            scalars[p.name] = int(value.nested) if p.dtype == "int32" else float(value.nested)
+    for p in params:
+        if p.name in inputs and isinstance(inputs[p.name], list):
+            for dim, size in zip(p.shape, literal_dims(inputs[p.name])):
+                if isinstance(dim, str) and dim in read.sizes:
+                    scalars.setdefault(dim, size)
+    missing = [p.name for p in params if not p.is_tensor and p.name not in scalars]
+    missing += [
+        p.name for p in params if p.is_tensor and p.direction != "out" and p.name not in inputs
+    ]
+    if missing:
+        report.note(
+            f"challenge.html: example {number} shows no readable {', '.join(missing)}; "
+            "the spec leaves it out"
+        )
+        return None
+    for p in params:
+        if p.name not in inputs:
+            continue
+        shape = shape_exprs.resolve(p.case_shapes.get("example", p.shape), scalars)
+        tensor = torch.tensor(inputs[p.name], dtype=torch.float64)
+        if shape is None or tensor.numel() != math.prod(shape):
+            report.note(
+                f"challenge.html: example {number} shows {p.name} with {tensor.numel()} values, "
+                f"which its sizes do not give; the spec leaves the example out"
+            )
+            return None
+        inputs[p.name] = infer.nested(tensor.reshape(shape).tolist(), lookup(p.dtype).kind)
+    scalars = {p.name: scalars[p.name] for p in params if not p.is_tensor}
+    try:
+        computed = _reference_outputs(
+            params, reference, scalars, inputs, read.instance, None, prefill
+        )
+    except ImportFailure as exc:
+        report.note(f"challenge.html: example {number}: {exc}; the spec leaves it out")
+        return None
+    outputs = _example_outputs(
+        params, computed, _shown_outputs(params, written.shown), True, attrs, report, number
+    )
     return {"scalars": scalars, "inputs": inputs, "outputs": outputs}
 
 
@@ -766,6 +898,19 @@ def _check_performance_bullet(
             f"challenge.html measures performance at {page.performance}, the test at "
             f"{shown}; the page is regenerated from the test"
         )
+
+
+def _bullet_layout(params: List[ParamInfo], text: str, page: page_reader.Page) -> Dict[str, Any]:
+    """`shown` when the bullet names other scalars than every int size; `blank_line: false` when
+    no blank line stands before it (chgen's default has one)."""
+    layout: Dict[str, Any] = {}
+    every = [p.name for p in params if not p.is_tensor and p.dtype == "int32"]
+    shown = [name for name in page.performance if name in {p.name for p in params}]
+    if page.performance and shown == list(page.performance) and shown != every:
+        layout["shown"] = shown
+    if page.performance and not blank_before_bullet(text):
+        layout["blank_line"] = False
+    return layout
 
 
 def _scaffold(
@@ -850,13 +995,12 @@ def _finish(
                 + "\n".join(e.render() for e in exc.errors)
             ) from None
         _report_asserts(read.source, loaded.spec, report)
-        try:
-            verify_example(loaded)
-        except SpecErrors as exc:
-            for error in exc.errors:
-                report.note(
-                    f"chgen generate refuses this spec until it is fixed by hand: {error.message}"
-                )
+        generate_errors: List[str] = []
+        for error in verify_examples([loaded]).get(0, []):  # in a sandboxed child, as generate
+            generate_errors.append(error.message)
+            report.note(
+                f"chgen generate refuses this spec until it is fixed by hand: {error.message}"
+            )
         try:
             files = render_challenge(loaded)
         except Exception as exc:  # a spec chgen loads but cannot render is a chgen gap
@@ -889,6 +1033,7 @@ def _finish(
         identical,
         equivalence,
         read.names,
+        generate_errors,
     )
 
 

@@ -9,10 +9,26 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional
 
-from generator.challenge.page import BULLET, Heading, example_values, performance_bullet
+from generator.challenge.page import (
+    BULLET,
+    Heading,
+    ShownValues,
+    example_values,
+    performance_bullet,
+)
 from generator.challenge.page import read_page as read_page_facts
 
 _SECTIONS = ("implementation requirements", "example", "constraints")
+
+
+@dataclass
+class PageExample:
+    """One example section as the page writes it."""
+
+    title: str  # the heading as written
+    explanation: Optional[str]  # HTML under the data
+    labels: List[str]  # `name = value` labels of the Input part (<pre>)
+    shown: ShownValues  # every value it writes, per (name, in the Output part)
 
 
 @dataclass
@@ -27,6 +43,7 @@ class Page:
     matrix: bool  # the example is LaTeX bmatrix (else <pre>)
     has_example: bool
     notes: List[str] = field(default_factory=list)
+    examples: List[PageExample] = field(default_factory=list)
 
 
 def _kind(heading: Heading) -> Optional[str]:
@@ -35,8 +52,11 @@ def _kind(heading: Heading) -> Optional[str]:
     return next((kind for kind in _SECTIONS if lowered.startswith(kind)), None)
 
 
-def read_page(text: str, outputs: List[str]) -> Page:
-    """Split the page into the spec's fields; `outputs` are the output names to look for."""
+def read_page(
+    text: str, outputs: List[str], names: Optional[List[str]] = None, sole_in: Optional[str] = None
+) -> Page:
+    """Split the page into the spec's fields; `outputs` are the output names to look for, `names`
+    every parameter (for the values of examples after the first), `sole_in` the only input."""
     page = read_page_facts(text)
     notes: List[str] = []
     head = page.head
@@ -82,11 +102,6 @@ def read_page(text: str, outputs: List[str]) -> Page:
         performance = {item.name: item.number for item in bullet[1] if item.number is not None}
     else:
         notes.append("challenge.html: no performance bullet; chgen writes one from the test")
-    if len(examples) > 1:
-        notes.append(
-            f"challenge.html: {len(examples)} examples; the spec keeps the first "
-            "(one example per spec)"
-        )
     outputs_found: Dict[str, Any] = {}
     labels: List[str] = []
     matrix = False
@@ -100,6 +115,16 @@ def read_page(text: str, outputs: List[str]) -> Page:
             candidates = shown.found.get((name, True))
             if candidates:
                 outputs_found[name] = candidates[0].nested
+    sole_out = outputs[0] if len(outputs) == 1 else None
+    every = [
+        PageExample(
+            e.title,
+            e.explanation,
+            e.input_labels,
+            example_values(page, e, names or outputs, names or outputs, sole_in, sole_out),
+        )
+        for e in shown_examples
+    ]
     return Page(
         description=description,
         svg=svg,
@@ -111,4 +136,5 @@ def read_page(text: str, outputs: List[str]) -> Page:
         matrix=matrix,
         has_example=bool(examples),
         notes=notes,
+        examples=every,
     )

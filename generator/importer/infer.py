@@ -7,10 +7,11 @@ What has no such form is approximated and reported.
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple
 
 import torch
@@ -22,6 +23,7 @@ from generator.importer.pyast import ChallengeSource, FunctionalLayout, comment_
 from generator.importer.report import ImportFailure, Report
 from generator.importer.trace import Recipe, Run, Traced
 from generator.naming import SLUG_RE, forbidden_name_reason
+from generator.spec import shapes as shape_exprs
 
 #: `values:` literals are written out only up to this many elements
 VALUES_MAX = 64
@@ -34,6 +36,8 @@ class ParamInfo:
     direction: str
     is_tensor: bool
     shape: Optional[List[Any]] = None
+    #: case label -> the shape that case passes the tensor with, where its rank differs
+    case_shapes: Dict[str, List[Any]] = field(default_factory=dict)
 
 
 def spec_dtype(dtype: torch.dtype) -> Optional[str]:
@@ -180,40 +184,100 @@ def infer_shapes(
     cases: List[Tuple[str, Traced]],
     hints: Dict[str, List[str]],
 ) -> None:
-    """Each dim becomes the int32 scalar that equals it in every case, or a fixed number."""
+    """Each dim becomes the size scalar that equals it in every case, the expression the reference
+    asserts (`2 * N`), a fixed number, or a small expression of the sizes that fits every case.
+
+    Cases that pass a tensor with another rank than the example keep their own shape
+    (`ParamInfo.case_shapes`, written as the case's `shapes:`)."""
     sizes = [p for p in params if not p.is_tensor and lookup(p.dtype).is_size]
     for p in params:
         if not p.is_tensor:
             continue
         shapes = [tuple(tensor_value(case, p, label).shape) for label, case in cases]
-        ranks = {len(s) for s in shapes}
-        if len(ranks) != 1 or 0 in ranks:
-            raise ImportFailure(
-                f"{p.name} has rank {sorted(ranks)} across cases (not representable)"
-            )
-        hint = hints.get(p.name, [])
-        shape: List[Any] = []
-        for j in range(ranks.pop()):
-            dims = [s[j] for s in shapes]
-            matching = [
-                s.name
-                for s in sizes
-                if all(scalar_value(c, s, label) == d for (label, c), d in zip(cases, dims))
+        main = len(shapes[0])  # the example's rank
+        groups: Dict[int, List[int]] = {}
+        for i, shape in enumerate(shapes):
+            groups.setdefault(len(shape), []).append(i)
+        # the example's rank first: a flattened case's likely shape is the product of its dims
+        for rank, members in sorted(groups.items(), key=lambda item: item[0] != main):
+            chosen = [cases[i] for i in members]
+            values = [_case_sizes(sizes, label, case) for label, case in chosen]
+            hint = hints.get(p.name, []) if rank == main else _flattened(p.shape, rank)
+            shape = [
+                _dimension(p.name, j, [shapes[i][j] for i in members], values, sizes, hint)
+                for j in range(rank)
             ]
-            preferred = [m for m in matching if j < len(hint) and hint[j] == m]
-            if preferred:
-                shape.append(preferred[0])
-            elif matching:
-                shape.append(matching[0])
-            elif len(set(dims)) == 1:
-                shape.append(dims[0])
+            if rank == main:
+                p.shape = shape
             else:
-                written = f" (written {hint[j]})" if j < len(hint) else ""
-                raise ImportFailure(
-                    f"dimension {j} of {p.name}{written} is {sorted(set(dims))} across cases and "
-                    "equals no size parameter: derived shapes are not representable"
-                )
-        p.shape = shape
+                for i in members:
+                    p.case_shapes[cases[i][0]] = shape
+
+
+def _flattened(shape: List[Any], rank: int) -> List[str]:
+    """`[M * N]` for a main shape `[M, N]` passed flat (rank 1), else no guess."""
+    if rank != 1 or not shape:
+        return []
+    factors = [shape_exprs.spelled(shape_exprs.dimension(d), parent=2) for d in shape]
+    return [" * ".join(factors)]
+
+
+def _case_sizes(sizes: List[ParamInfo], label: str, case: Traced) -> Dict[str, int]:
+    return {s.name: scalar_value(case, s, label) for s in sizes}
+
+
+def _dimension(
+    name: str,
+    j: int,
+    dims: List[int],
+    values: List[Dict[str, int]],
+    sizes: List[ParamInfo],
+    hint: List[str],
+) -> Any:
+    """The spec's spelling of dimension `j` of `name`, which is `dims` in the cases `values`."""
+
+    def fits(text: str) -> bool:
+        try:
+            expr = shape_exprs.parse(text)
+            return all(shape_exprs.evaluate(expr, v) == d for v, d in zip(values, dims))
+        except shape_exprs.ShapeError:
+            return False
+
+    written = hint[j] if j < len(hint) else None
+    matching = [s.name for s in sizes if all(v[s.name] == d for v, d in zip(values, dims))]
+    if written in matching:
+        return written
+    if written is not None and not written.isdigit() and fits(written):
+        return shape_exprs.spell(written)
+    if matching:
+        return matching[0]
+    if len(set(dims)) == 1:
+        return dims[0]
+    for text in _candidates([s.name for s in sizes]):
+        if fits(text):
+            return text
+    shown = f" (written {written})" if written else ""
+    raise ImportFailure(
+        f"dimension {j} of {name}{shown} is {sorted(set(dims))} across cases and equals no "
+        "expression of the sizes chgen tries, such as 2 * N (not representable)"
+    )
+
+
+def _candidates(names: List[str]) -> List[str]:
+    """Small expressions of one or two sizes, simplest first."""
+    out: List[str] = []
+    for a in names:
+        out += [f"{k} * {a}" for k in range(2, 9)] + [f"{a} // {k}" for k in range(2, 9)]
+        out += [f"{a} + {k}" for k in range(1, 5)] + [f"{a} - {k}" for k in range(1, 5)]
+        out += [f"{a} * {a}", f"({a} + 1) // 2"]
+    for a in names:
+        for b in names:
+            if a != b:
+                out += [f"{a} * {b}", f"{a} + {b}", f"{a} - {b}", f"{a} - {b} + 1", f"{a} // {b}"]
+                out += [f"{a} * {b} * {k}" for k in range(2, 5)]
+    for count in (3, 4):  # products of several sizes in signature order (N * C * H * W)
+        out += [" * ".join(group) for group in itertools.combinations(names, count)]
+    return out
 
 
 # --------------------------------------------------------------------------- distributions

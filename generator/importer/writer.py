@@ -23,7 +23,7 @@ _GROUPS = [
     ["description", "svg"],
     ["requirements"],
     ["constraints"],
-    ["example"],
+    ["example", "examples"],
     ["prefill"],
     ["scaffold"],
     ["starter_helpers"],
@@ -169,18 +169,32 @@ def _field(key: str, value: Any) -> List[str]:
             return [f"{key}: []"]
         return [f"{key}:"] + [f"  - {string(item)}" for item in value]
     if key in ("example", "defaults", "performance") and isinstance(value, dict):
+        return [f"{key}:"] + _section_lines(value, 2)
+    if key == "examples":
         lines = [f"{key}:"]
-        for k, v in value.items():
-            if k == "min_bytes":
-                lines.append(f"  {k}: {string(v)}")
-            elif isinstance(v, dict) and k in ("inputs", "outputs"):
-                lines.append(f"  {k}:")
-                for name, data in v.items():
-                    lines.extend(value_lines(name, data, 4))
-            else:
-                lines.extend(value_lines(k, v, 2))
+        for example in value:
+            sub = _section_lines(example, 4)
+            sub[0] = "  - " + sub[0].lstrip()
+            lines.extend(sub)
         return lines
     return value_lines(key, value, 0)
+
+
+def _section_lines(value: Dict[str, Any], indent: int) -> List[str]:
+    """The fields of an example, the defaults or the performance case, one per line (inputs and
+    outputs one tensor per line)."""
+    pad = " " * indent
+    lines: List[str] = []
+    for k, v in value.items():
+        if k == "min_bytes":
+            lines.append(f"{pad}{k}: {string(v)}")
+        elif isinstance(v, dict) and k in ("inputs", "outputs"):
+            lines.append(f"{pad}{k}:")
+            for name, data in v.items():
+                lines.extend(value_lines(name, data, indent + 2))
+        else:
+            lines.extend(value_lines(k, v, indent))
+    return lines
 
 
 def dump_spec(data: Dict[str, Any], comments: List[str]) -> str:

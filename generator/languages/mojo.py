@@ -6,7 +6,7 @@ import os
 import re
 import shutil
 from pathlib import Path
-from typing import Any, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from generator.languages.base import Language, SigParam
 
@@ -55,22 +55,30 @@ class Mojo(Language):
 
     # ------------------------------------------------------------------ judging
     def build(self, source: Path, workdir: Path, target: Optional[str]) -> Path:
-        """`mojo build --emit shared-lib --target-accelerator ARCH`: cross-builds without a GPU.
+        """`mojo build --emit shared-lib --target-accelerator ARCH`: cross-builds without a GPU."""
+        from generator.toolchain.tools import run_build
+
+        out = workdir / "solution.so"
+        command, env = self.build_command(source, out, target)
+        run_build(command, source, workdir, env)
+        return out
+
+    def build_command(
+        self, source: Path, out: Path, target: Optional[str]
+    ) -> Tuple[List[str], Dict[str, str]]:
+        """The command and environment of `build` (for callers that also read its warnings).
 
         The link step runs `cc`; crash reporting and telemetry are off (no network)."""
-        from generator.toolchain.tools import MOJO_ENV, executable, run_build
+        from generator.toolchain.tools import MOJO_ENV, executable
 
         mojo = executable("mojo")
         if mojo is None:
             raise FileNotFoundError("mojo not found (install the mojo package)")
         if shutil.which("cc") is None:
             raise FileNotFoundError("mojo build links with 'cc': no C compiler on PATH")
-        out = workdir / "solution.so"
         arch = target or self.default_target
         command = [mojo, "build", "--emit", "shared-lib", "--target-accelerator", arch]
-        env = {**os.environ, **MOJO_ENV}
-        run_build(command + [str(source.resolve()), "-o", str(out)], source, workdir, env)
-        return out
+        return command + [str(source.resolve()), "-o", str(out)], {**os.environ, **MOJO_ENV}
 
     def load(self, artifact: Path, params: Sequence[SigParam]) -> Any:
         """The runtime libraries are loaded first (RTLD_GLOBAL), so the .so resolves them by

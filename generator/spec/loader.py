@@ -16,6 +16,7 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
 from pydantic import ValidationError
 
 from generator.naming import IDENT_RE, SPEC_NAME_RE, find_specs  # noqa: F401 - re-exported
+from generator.spec import shapes
 from generator.spec.model import Correlated, Distribution, Param, Spec, Values, helper_functions
 from generator.spec.yamlpos import (
     PathKey,
@@ -43,7 +44,26 @@ class LoadedSpec:
     raw: PositionedData
 
     def position(self, *path: Any) -> Position:
-        return self.raw.position(tuple(path))
+        return self.raw.position(as_written(self.raw, tuple(path)))
+
+    def example_position(self, index: int, *path: Any) -> Position:
+        """Where example `index` (0-based) or one of its fields is written."""
+        return self.position("examples", index, *path)
+
+    def example_label(self, index: int) -> str:
+        """'the example' when the spec gives one, else 'example 2'."""
+        return example_label(self.spec, index)
+
+
+def as_written(raw: PositionedData, path: PathKey) -> PathKey:
+    """A model path as the YAML writes it: a spec that says `example:` has no list to index."""
+    if path[:2] == ("examples", 0) and isinstance(raw.data, dict) and "example" in raw.data:
+        return ("example",) + tuple(path[2:])
+    return path
+
+
+def example_label(spec: Spec, index: int) -> str:
+    return "the example" if len(spec.examples) == 1 else f"example {index + 1}"
 
 
 def _display(path: Path, root: Optional[Path]) -> str:
@@ -85,7 +105,7 @@ def load_spec_text(text: str, display: str, path: Optional[Path] = None) -> Load
     errors: List[SpecError] = []
     svg = None
     for where, message, hint in _cross_checks(spec):
-        errors.append(SpecError(raw.position(where), message, hint))
+        errors.append(SpecError(raw.position(as_written(raw, where)), message, hint))
     if path is not None:
         errors.extend(_file_name_checks(spec, path, raw))
         try:
@@ -98,7 +118,7 @@ def load_spec_text(text: str, display: str, path: Optional[Path] = None) -> Load
 
 
 def _from_pydantic(raw: PositionedData, err: Dict[str, Any]) -> SpecError:
-    loc = tuple(err.get("loc", ()))
+    loc = as_written(raw, tuple(err.get("loc", ())))
     message = err.get("msg", "invalid value")
     if message.startswith("Value error, "):
         message = message[len("Value error, ") :]
@@ -162,20 +182,35 @@ Issue = Tuple[PathKey, str, str]
 
 
 def size_names(spec: Spec) -> List[str]:
-    """Scalar parameters used as tensor dimensions, in signature order."""
-    used = {d for p in spec.signature if p.is_tensor for d in p.shape if isinstance(d, str)}
+    """Scalar parameters used in tensor dimensions (the signature's or a case's), in signature
+    order."""
+    every = [p.shape for p in spec.signature if p.is_tensor]
+    for overrides in (
+        [e.shapes for e in spec.examples]
+        + [spec.performance.shapes]
+        + [c.shapes for c in spec.functional]
+    ):
+        every.extend(overrides.values())
+    used = set()
+    for shape in every:
+        for dim in shape:
+            try:
+                used.update(shapes.names(shapes.dimension(dim)))
+            except shapes.ShapeError:
+                continue
     return [p.name for p in spec.signature if not p.is_tensor and p.name in used]
 
 
-def resolve_shape(param: Param, scalars: Dict[str, Any]) -> Optional[Tuple[int, ...]]:
-    """Concrete dims for the given sizes, or None when a size is missing or not an integer."""
-    dims = []
-    for d in param.shape:
-        value = scalars.get(d) if isinstance(d, str) else d
-        if not isinstance(value, int) or isinstance(value, bool):
-            return None
-        dims.append(value)
-    return tuple(dims)
+def shape_of(param: Param, overrides: Dict[str, Any]) -> List[Any]:
+    """The symbolic shape a case passes `param` with: its own override, else the signature's."""
+    return list(overrides.get(param.name, param.shape))
+
+
+def resolve_shape(
+    param: Param, scalars: Dict[str, Any], overrides: Optional[Dict[str, Any]] = None
+) -> Optional[Tuple[int, ...]]:
+    """Concrete dims for the given sizes, or None when a size is missing or a dim fails."""
+    return shapes.resolve(shape_of(param, overrides or {}), scalars)
 
 
 def literal_shape(value: Any) -> Tuple[int, ...]:
@@ -228,23 +263,81 @@ def _validate_signature(view: SignatureView) -> Iterable[Issue]:
     if not view.outputs:
         yield ("signature",), "the signature has no out or inout tensor", "solve must write one"
     for i, p in enumerate(view.spec.signature):
-        for j, dim in enumerate(p.shape or []):
-            size = view.params.get(dim) if isinstance(dim, str) else None
-            if isinstance(dim, str) and (size is None or size.is_tensor or not _is_size(size)):
-                yield (
-                    ("signature", i, "shape", j),
-                    f"shape of {p.name!r} names {dim!r}, which is not a size (an int32 or "
-                    "size_t scalar parameter)",
-                    "add it to the signature or use a number",
-                )
+        yield from _check_shape_names(view, p.name, p.shape or [], ("signature", i, "shape"))
 
 
-def _validate_example(view: SignatureView) -> Iterable[Issue]:
+def _check_shape_names(view: SignatureView, name: str, shape: List[Any], where: PathKey):
+    """Each dimension parses and names size scalars (int32 or size_t) only."""
+    for j, dim in enumerate(shape):
+        try:
+            used = shapes.names(shapes.dimension(dim))
+        except shapes.ShapeError as exc:
+            yield where + (j,), f"shape of {name!r}: {exc}", "e.g. 2 * N or (K + 1) // 2"
+            continue
+        for size_name in used:
+            size = view.params.get(size_name)
+            if size is None or size.is_tensor:
+                problem = "which is not a scalar parameter"
+            elif not _is_size(size):
+                problem = f"a {size.dtype} scalar; dimensions use sizes (int32 or size_t) only"
+            else:
+                continue
+            yield (
+                where + (j,),
+                f"shape of {name!r} names {size_name!r}, {problem}",
+                "add it to the signature as an int32 (or size_t) scalar or use a number",
+            )
+
+
+def _check_overrides(
+    view: SignatureView, overrides: Dict[str, Any], sizes: Dict[str, Any], where: PathKey, label
+) -> Iterable[Issue]:
+    """A case's `shapes:` entries name tensors and parse; then every tensor's dims (overridden or
+    the signature's) evaluate to non-negative values for the case's sizes."""
+    for key, shape in overrides.items():
+        if key not in view.params or not view.params[key].is_tensor:
+            yield where + (key,), f"{key!r} is not a tensor parameter", ""
+            continue
+        yield from _check_shape_names(view, key, shape, where + (key,))
+    if any(not isinstance(sizes.get(n), int) for n in size_names(view.spec)):
+        return  # a missing or non-integer size is reported on its own
+    for i, p in enumerate(view.spec.signature):
+        if not p.is_tensor:
+            continue
+        shape = shape_of(p, overrides)
+        try:
+            used = {n for dim in shape for n in shapes.names(shapes.dimension(dim))}
+        except shapes.ShapeError:
+            continue  # reported by _check_shape_names
+        if not used <= set(size_names(view.spec)) or any(
+            not _is_size(view.params[n]) for n in used
+        ):
+            continue  # an unknown or float name, reported by _check_shape_names
+        failed = shapes.check_dims(shape, sizes)
+        if failed is not None:
+            j, problem = failed
+            at = where + (p.name, j) if p.name in overrides else ("signature", i, "shape", j)
+            yield (
+                at,
+                f"dimension {shapes.spell(shape[j])} of {p.name!r} {problem} for the sizes of "
+                f"{label} ({_sizes_text(view.spec, sizes)})",
+                "fix the expression or the case's sizes",
+            )
+
+
+def _sizes_text(spec: Spec, sizes: Dict[str, Any]) -> str:
+    return ", ".join(f"{n}={sizes[n]}" for n in size_names(spec))
+
+
+def _validate_examples(view: SignatureView) -> Iterable[Issue]:
     spec = view.spec
-    yield from _check_scalar_values(
-        spec, view.scalars, spec.example.scalars, ("example", "scalars")
-    )
-    yield from _check_example(spec, view.params, view.inputs, view.outputs)
+    for i, ex in enumerate(spec.examples):
+        base = ("examples", i)
+        yield from _check_scalar_values(spec, view.scalars, ex.scalars, base + ("scalars",))
+        yield from _check_overrides(
+            view, ex.shapes, ex.scalars, base + ("shapes",), example_label(spec, i)
+        )
+        yield from _check_example(spec, i, view.params, view.inputs, view.outputs)
 
 
 def _validate_functional(view: SignatureView) -> Iterable[Issue]:
@@ -255,14 +348,24 @@ def _validate_functional(view: SignatureView) -> Iterable[Issue]:
         if case.name in case_names:
             yield base + ("name",), f"duplicate case name {case.name!r}", ""
         case_names[case.name] = i
+        if case.example_number > len(spec.examples):
+            yield (
+                base + ("from_example",),
+                f"from_example: {case.from_example} but the spec has "
+                f"{len(spec.examples)} example(s)",
+                "use true (the first) or the number of one of 'examples'",
+            )
         if case.from_example:
             continue
         merged = {**spec.defaults.scalars, **case.scalars}
         yield from _check_scalar_values(
             spec, view.scalars, merged, base + ("scalars",), case.scalars
         )
+        yield from _check_overrides(
+            view, case.shapes, merged, base + ("shapes",), f"case {case.name!r}"
+        )
         yield from _check_inputs(
-            spec, view.params, view.inputs, case.inputs, merged, base + ("inputs",)
+            spec, view.params, view.inputs, case.inputs, merged, base + ("inputs",), case.shapes
         )
 
 
@@ -279,10 +382,22 @@ def _validate_defaults(view: SignatureView) -> Iterable[Issue]:
 def _validate_performance(view: SignatureView) -> Iterable[Issue]:
     spec, perf = view.spec, view.spec.performance
     yield from _check_scalar_values(spec, view.scalars, perf.scalars, ("performance", "scalars"))
-    yield from _check_inputs(
-        spec, view.params, view.inputs, perf.inputs, perf.scalars, ("performance", "inputs")
+    yield from _check_overrides(
+        view, perf.shapes, perf.scalars, ("performance", "shapes"), "the performance case"
     )
-    yield from _check_perf_size(spec, view.tensors, perf.scalars)
+    yield from _check_inputs(
+        spec,
+        view.params,
+        view.inputs,
+        perf.inputs,
+        perf.scalars,
+        ("performance", "inputs"),
+        perf.shapes,
+    )
+    yield from _check_perf_size(spec, view.tensors, perf.scalars, perf.shapes)
+    for j, name in enumerate(perf.shown or []):
+        if name not in view.params or view.params[name].is_tensor:
+            yield ("performance", "shown", j), f"{name!r} is not a scalar parameter", ""
     try:
         if eval_size_expression(perf.min_bytes, perf.scalars) <= 0:
             yield ("performance", "min_bytes"), "min_bytes must be positive", ""
@@ -404,7 +519,7 @@ def _validate_case_forms(view: SignatureView) -> Iterable[Issue]:
 #: one validator per spec section, run in this order (errors are reported in this order)
 SECTION_VALIDATORS: Tuple[Callable[[SignatureView], Iterable[Issue]], ...] = (
     _validate_signature,
-    _validate_example,
+    _validate_examples,
     _validate_functional,
     _validate_defaults,
     _validate_performance,
@@ -457,20 +572,22 @@ def _check_scalar_values(
                 yield where + (p.name,), f"size {p.name!r} must be at least 1", ""
 
 
-def _check_example(spec, params, inputs, outputs) -> Iterable[Issue]:
-    ex = spec.example
+def _check_example(spec, index, params, inputs, outputs) -> Iterable[Issue]:
+    ex = spec.examples[index]
+    base = ("examples", index)
+    label = example_label(spec, index)
     for key in ex.inputs:
         if key not in params or params[key] not in inputs:
-            yield ("example", "inputs", key), f"{key!r} is not an input tensor", ""
+            yield base + ("inputs", key), f"{key!r} is not an input tensor", ""
     for key in ex.outputs:
         if key not in params or params[key] not in outputs:
-            yield ("example", "outputs", key), f"{key!r} is not an output tensor", ""
+            yield base + ("outputs", key), f"{key!r} is not an output tensor", ""
     for p in inputs:
         if p.name not in ex.inputs:
-            yield ("example", "inputs"), f"example gives no value for input {p.name!r}", ""
+            yield base + ("inputs",), f"{label} gives no value for input {p.name!r}", ""
     for p in outputs:
         if p.name not in ex.outputs:
-            yield ("example", "outputs"), f"example gives no expected {p.name!r}", ""
+            yield base + ("outputs",), f"{label} gives no expected {p.name!r}", ""
     if any(p.name not in ex.scalars for p in spec.signature if not p.is_tensor):
         return
     if any(not isinstance(ex.scalars[n], int) for n in size_names(spec)):
@@ -478,18 +595,18 @@ def _check_example(spec, params, inputs, outputs) -> Iterable[Issue]:
     for group, values in (("inputs", ex.inputs), ("outputs", ex.outputs)):
         for key, value in values.items():
             if key in params and params[key].is_tensor:
-                want = resolve_shape(params[key], ex.scalars)
+                want = resolve_shape(params[key], ex.scalars, ex.shapes)
                 got = literal_shape(value)
-                if want is not None and got != want:
+                if want is not None and min(want, default=0) >= 0 and got != want:
                     yield (
-                        ("example", group, key),
-                        f"{key!r} has shape {list(got)} but the signature and example sizes "
-                        f"give {list(want)}",
+                        base + (group, key),
+                        f"{key!r} has shape {list(got)} but the signature and {label}'s "
+                        f"sizes give {list(want)}",
                         "",
                     )
 
 
-def _check_inputs(spec, params, inputs, own, scalars, where) -> Iterable[Issue]:
+def _check_inputs(spec, params, inputs, own, scalars, where, overrides=None) -> Iterable[Issue]:
     merged: Dict[str, Any] = {**spec.defaults.inputs, **own}
     order = [p.name for p in inputs]
     for key in own:
@@ -501,10 +618,10 @@ def _check_inputs(spec, params, inputs, own, scalars, where) -> Iterable[Issue]:
             continue
         dist = merged[p.name]
         loc = where + (p.name,) if p.name in own else ("defaults", "inputs", p.name)
-        yield from _check_distribution(p, dist, params, order, scalars, loc)
+        yield from _check_distribution(p, dist, params, order, scalars, loc, overrides or {})
 
 
-def _check_distribution(p: Param, dist: Distribution, params, order, scalars, loc):
+def _check_distribution(p: Param, dist: Distribution, params, order, scalars, loc, overrides):
     kind = dist.kind
     if kind in ("uniform", "randint"):
         low, high = getattr(dist, kind)
@@ -517,8 +634,8 @@ def _check_distribution(p: Param, dist: Distribution, params, order, scalars, lo
     if kind in ("uniform", "normal") and p.dtype not in ("float32", "float16", "bfloat16"):
         yield loc, f"{kind} draws floats but {p.name!r} is {p.dtype}", "use randint"
     if isinstance(dist, Values):
-        want = resolve_shape(p, scalars)
-        if want is not None:
+        want = resolve_shape(p, scalars, overrides)
+        if want is not None and min(want, default=0) >= 0:
             got = literal_shape(dist.values)
             if got != want:
                 yield loc, f"values have shape {list(got)}, the case's sizes give {list(want)}", ""
@@ -528,20 +645,20 @@ def _check_distribution(p: Param, dist: Distribution, params, order, scalars, lo
             yield loc, f"correlated source {src!r} is not a tensor parameter", ""
         elif src not in order or order.index(src) >= order.index(p.name):
             yield loc, f"correlated source {src!r} must be an input listed before {p.name!r}", ""
-        elif params[src].shape != p.shape:
+        elif resolve_shape(params[src], scalars, overrides) != resolve_shape(p, scalars, overrides):
             yield loc, f"correlated source {src!r} has another shape than {p.name!r}", ""
         if dist.correlated.noise[1] < 0:
             yield loc, "noise needs a non-negative standard deviation", ""
 
 
-def _check_perf_size(spec: Spec, tensors: List[Param], scalars) -> Iterable[Issue]:
+def _check_perf_size(spec: Spec, tensors: List[Param], scalars, overrides) -> Iterable[Issue]:
     from generator.dtypes import lookup
 
     if any(not isinstance(scalars.get(n), int) for n in size_names(spec)):
         return
     total = 0
     for p in tensors:
-        shape = resolve_shape(p, scalars)
+        shape = resolve_shape(p, scalars, overrides)
         if shape is None:
             return
         total += math.prod(shape) * lookup(p.dtype).itemsize

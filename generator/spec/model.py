@@ -27,7 +27,9 @@ from generator.naming import IDENT_RE, SLUG_RE, URL_NAME_RE, forbidden_name_reas
 
 
 class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=False)
+    """strict=True: `true` is not the integer 1, nor "3" the number 3 (an int is still a float)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=False, strict=True)
 
 
 Number = Union[int, float]
@@ -65,7 +67,9 @@ class Param(Strict):
     name: str
     dtype: str
     direction: Literal["in", "out", "inout"] = "in"
-    shape: Optional[List[Union[str, int]]] = None  # tensors only; symbolic sizes or literals
+    #: tensors only: one entry per dimension (rank 0 is `[]`), each an integer, a size name or an
+    #: arithmetic expression of sizes (`2 * N`, `(K + 1) // 2`); parsed in generator/spec/shapes.py
+    shape: Optional[List[Union[str, int]]] = None
     latex: Optional[str] = None  # how the HTML example writes a scalar, e.g. "\\varepsilon"
 
     @field_validator("name")
@@ -89,13 +93,7 @@ class Param(Strict):
                 raise ValueError(
                     f"tensor dtype {self.dtype!r} is unknown; use one of {', '.join(TENSOR_DTYPES)}"
                 )
-            if not self.shape:
-                raise ValueError("a tensor needs at least one dimension in 'shape'")
-            for dim in self.shape:
-                if isinstance(dim, bool) or (isinstance(dim, int) and dim < 1):
-                    raise ValueError("shape entries are size names or positive integers")
-                if isinstance(dim, str) and not IDENT_RE.match(dim):
-                    raise ValueError(f"shape entry {dim!r} is not a size name")
+            _check_shape_entries(self.shape)
         else:
             if self.dtype not in SCALAR_DTYPES:
                 raise ValueError(
@@ -105,6 +103,21 @@ class Param(Strict):
             if self.direction != "in":
                 raise ValueError("scalars are always direction 'in'")
         return self
+
+
+def _check_shape_entries(shape: List[Any]) -> None:
+    """The form of each entry; what it names and evaluates to is checked against the cases."""
+    if len(shape) > MAX_RANK:
+        raise ValueError(f"tensors have at most {MAX_RANK} dimensions")
+    for dim in shape:
+        if isinstance(dim, bool) or (isinstance(dim, int) and dim < 1):
+            raise ValueError("shape entries are positive integers, size names or expressions")
+
+
+#: the highest tensor rank a signature, case or example may use
+MAX_RANK = 5
+
+Shape = List[Union[str, int]]
 
 
 class Uniform(Strict):
@@ -184,23 +197,40 @@ class Case(Strict):
 
     name: str
     note: Optional[str] = None
-    from_example: bool = False  # the worked example itself, without typing its data twice
+    #: a worked example itself, without typing its data twice: `true` is the first, `2` the second
+    from_example: Union[bool, int] = False
     scalars: Dict[str, Number] = Field(default_factory=dict)
     inputs: Dict[str, Distribution] = Field(default_factory=dict)
     seed: Optional[int] = Field(default=None, ge=0, lt=2**63)  # torch.manual_seed before drawing
     prefill: Optional[Prefill] = None  # this case's outputs start so (default: the spec's)
     #: written with the base class's descriptors (RandTensor, OutTensor, ...), not torch calls
     descriptors: bool = False
+    #: tensors this case passes with another shape (e.g. flattened: `{x: [N * C]}`)
+    shapes: Dict[str, Shape] = Field(default_factory=dict)
 
     @model_validator(mode="after")
     def _example_alone(self) -> "Case":
-        own = self.scalars or self.inputs or self.seed is not None or self.prefill is not None
+        if self.from_example is not False and self.from_example is not True:
+            if self.from_example < 1:
+                raise ValueError("from_example is true or an example's number (1, 2, ...)")
+        own = (
+            self.scalars
+            or self.inputs
+            or self.shapes
+            or self.seed is not None
+            or self.prefill is not None
+        )
         if self.from_example and (own or self.descriptors):
             raise ValueError(
-                "a case with from_example: true takes no scalars, inputs, seed, prefill or "
+                "a case with from_example takes no scalars, inputs, shapes, seed, prefill or "
                 "descriptors"
             )
         return self
+
+    @property
+    def example_number(self) -> int:
+        """Which worked example the case is (1-based), 0 when it draws its own data."""
+        return int(self.from_example) if self.from_example is not False else 0
 
     @field_validator("name")
     @classmethod
@@ -218,11 +248,18 @@ class Defaults(Strict):
 
 
 class Example(Strict):
-    """The worked example: literal inputs and hand-computed outputs, shown in challenge.html."""
+    """A worked example: literal inputs and hand-computed outputs, shown in challenge.html."""
 
     scalars: Dict[str, Number]
     inputs: Dict[str, Nested]
     outputs: Dict[str, Nested]
+    shapes: Dict[str, Shape] = Field(default_factory=dict)  # as in a functional case
+    #: HTML shown under the example's data (a <p> explaining it, as some public pages have)
+    explanation: Optional[str] = None
+    #: the section's heading when it is not "Example" (one) / "Example 1:", "Example 2:" (several)
+    title: Optional[str] = None
+    #: the <pre> form lists the sizes too (`N = 4`), as a minority of public pages do
+    show_sizes: bool = False
 
 
 class Baseline(Strict):
@@ -240,6 +277,11 @@ class Performance(Strict):
     seed: Optional[int] = Field(default=None, ge=0, lt=2**63)
     prefill: Optional[Prefill] = None
     descriptors: bool = False  # as most public performance tests write it
+    shapes: Dict[str, Shape] = Field(default_factory=dict)  # as in a functional case
+    #: the scalars the page's performance bullet names, in this order (default: every int size)
+    shown: Optional[List[str]] = None
+    #: a blank line before the performance bullet, as most public pages have
+    blank_line: bool = True
 
 
 class Mutant(Strict):
@@ -300,7 +342,8 @@ class Spec(Strict):
     svg: Optional[str] = None  # inline SVG, or a file name next to the spec ending in .svg
     requirements: List[str] = Field(min_length=1)
     constraints: List[str] = Field(default_factory=list)
-    example: Example
+    #: the worked examples, in page order; `example:` (one) is read as a list of one
+    examples: List[Example] = Field(min_length=1)
     defaults: Defaults = Field(default_factory=lambda: Defaults())
     prefill: Optional[Prefill] = None  # how every output starts before solve (default: empty)
     functional: List[Case] = Field(min_length=1)
@@ -315,6 +358,21 @@ class Spec(Strict):
     reference_helpers: Optional[str] = None
     #: per language key: code shipped in that starter after its imports (device functions, ...)
     starter_helpers: Dict[str, str] = Field(default_factory=dict)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _one_example_key(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "example" in data:
+            if "examples" in data:
+                raise ValueError("give 'example' (one) or 'examples' (a list), not both")
+            data = {("examples" if k == "example" else k): v for k, v in data.items()}
+            data["examples"] = [data["examples"]]
+        return data
+
+    @property
+    def example(self) -> Example:
+        """The first worked example: what generate_example_test returns."""
+        return self.examples[0]
 
     @field_validator("slug")
     @classmethod

@@ -7,13 +7,20 @@ data from it ourselves, and keep a map from each data path to the node's positio
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, Tuple
+from typing import Any, Dict, Optional, Tuple
 
 import yaml
 
 PathKey = Tuple[Any, ...]
+
+#: the deepest nesting of mappings and sequences a spec may use (the spec itself needs about 8)
+MAX_DEPTH = 100
+#: how many values aliases (`*name`) may produce in all: a few repeats, never a "billion laughs"
+MAX_ALIAS_NODES = 10_000
+MERGE_TAG = "tag:yaml.org,2002:merge"
 
 
 @dataclass(frozen=True)
@@ -68,13 +75,59 @@ def _mark(node: yaml.Node, file: str) -> Position:
     return Position(file, node.start_mark.line + 1, node.start_mark.column + 1)
 
 
+class _TooDeep(Exception):
+    def __init__(self, mark: yaml.Mark):
+        self.mark = mark
+
+
+class _BoundedLoader(yaml.SafeLoader):
+    """The safe loader, refusing nesting deeper than MAX_DEPTH while it composes (PyYAML's
+    composer recurses once per level, so a deep document would otherwise exhaust the stack)."""
+
+    def __init__(self, stream: str):
+        super().__init__(stream)
+        self.depth = 0
+
+    def compose_node(self, parent, index):
+        self.depth += 1
+        try:
+            if self.depth > MAX_DEPTH:
+                raise _TooDeep(self.peek_event().start_mark)
+            return super().compose_node(parent, index)
+        finally:
+            self.depth -= 1
+
+
+# YAML 1.1 (PyYAML) reads `1e-5` and `1.0e15` as strings; YAML 1.2 and every author read numbers
+_BoundedLoader.add_implicit_resolver(
+    "tag:yaml.org,2002:float",
+    re.compile(r"^[-+]?[0-9][0-9_]*(?:\.[0-9_]*)?[eE][-+]?[0-9]+$"),
+    list("-+0123456789"),
+)
+
+
+def _compose(text: str) -> Optional[yaml.Node]:
+    loader = _BoundedLoader(text)
+    try:
+        return loader.get_single_node()
+    finally:
+        loader.dispose()
+
+
 def load_positioned(text: str, file: str) -> PositionedData:
     """Parse `text` (one YAML document) with the safe loader, keeping positions.
 
-    Raises SpecError for YAML syntax errors and duplicate keys (which PyYAML silently accepts).
+    Raises SpecError for YAML syntax errors, duplicate keys (which PyYAML silently accepts), merge
+    keys, nesting deeper than MAX_DEPTH and aliases that expand to more than MAX_ALIAS_NODES values.
     """
     try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
+        root = _compose(text)
+    except _TooDeep as exc:
+        raise SpecError(
+            Position(file, exc.mark.line + 1, exc.mark.column + 1),
+            f"YAML nesting is deeper than {MAX_DEPTH} levels",
+            "a spec needs only a few levels; flatten the data",
+        ) from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         pos = Position(file, mark.line + 1, mark.column + 1) if mark else Position(file, 1, 1)
@@ -86,12 +139,35 @@ def load_positioned(text: str, file: str) -> PositionedData:
     if root is None:
         return PositionedData(None, positions, file)
     constructor = yaml.SafeLoader("")
+    built = set()  # ids of nodes built once: meeting one again means an alias expands it
+    aliased = [0]
 
-    def build(node: yaml.Node, path: PathKey) -> Any:
+    def build(node: yaml.Node, path: PathKey, depth: int = 0) -> Any:
         positions[path] = _mark(node, file)
+        if id(node) in built:
+            aliased[0] += 1
+            if aliased[0] > MAX_ALIAS_NODES:
+                raise SpecError(
+                    _mark(node, file),
+                    f"YAML aliases (*name) expand to more than {MAX_ALIAS_NODES:,} values",
+                    "write the values out instead of nesting aliases",
+                )
+        built.add(id(node))
+        if depth > MAX_DEPTH:  # aliases can nest values deeper than the text does
+            raise SpecError(
+                _mark(node, file),
+                f"YAML nesting is deeper than {MAX_DEPTH} levels",
+                "a spec needs only a few levels; flatten the data",
+            )
         if isinstance(node, yaml.MappingNode):
             result: Dict[Any, Any] = {}
             for key_node, value_node in node.value:
+                if key_node.tag == MERGE_TAG:
+                    raise SpecError(
+                        _mark(key_node, file),
+                        "YAML merge keys (<<) are not supported",
+                        "write the keys out",
+                    )
                 if not isinstance(key_node, yaml.ScalarNode):
                     raise SpecError(_mark(key_node, file), "mapping keys must be plain scalars")
                 key = constructor.construct_object(key_node, deep=True)
@@ -102,10 +178,10 @@ def load_positioned(text: str, file: str) -> PositionedData:
                         _mark(key_node, file), f"duplicate key {key!r}", "remove one of them"
                     )
                 positions[path + (key,)] = _mark(value_node, file)
-                result[key] = build(value_node, path + (key,))
+                result[key] = build(value_node, path + (key,), depth + 1)
             return result
         if isinstance(node, yaml.SequenceNode):
-            return [build(item, path + (i,)) for i, item in enumerate(node.value)]
+            return [build(item, path + (i,), depth + 1) for i, item in enumerate(node.value)]
         try:
             return constructor.construct_object(node, deep=True)
         except yaml.constructor.ConstructorError as exc:

@@ -14,6 +14,7 @@ READER = PACKAGE / "challenge"
 PARSES_OTHER_PYTHON = {
     "spec/model.py": "the spec's reference and mutant code",
     "spec/loader.py": "the spec's code blocks and size expressions",
+    "spec/shapes.py": "a shape's dimension expressions (2 * N, (K + 1) // 2)",
     "checks/source.py": "starter files (SourceFile.python)",
     "importer/build.py": "the assertions chgen writes, to compare them with the dropped ones",
 }

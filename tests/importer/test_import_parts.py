@@ -121,7 +121,10 @@ def test_pre_pages_give_texts_outputs_and_labels():
     assert found.scalar_labels == ["A", "N", "\\alpha"]
     assert not found.matrix
     notes = " ".join(found.notes)
-    assert "2 examples" in notes and "'Notes'" in notes
+    assert "'Notes'" in notes
+    # every example is read, with its heading as written
+    assert [e.title for e in found.examples] == ["Example 1:", "Example 2:"]
+    assert found.examples[1].shown.found[("C", True)][0].nested == [9.0]
 
 
 def test_matrix_pages_give_outputs_by_label():
@@ -309,8 +312,29 @@ def test_shapes_take_the_size_that_matches_in_every_case():
     params[0].shape = None
     infer.infer_shapes(params, cases[:1], {"a": ["N", "M"]})
     assert params[0].shape == ["N", "M"]
-    with pytest.raises(ImportFailure, match="derived shapes are not representable"):
+    with pytest.raises(ImportFailure, match="equals no expression of the sizes"):
         infer.infer_shapes(params, [("three", case(3, 5, (3, 10))), *cases[1:]], {})
+
+
+def test_derived_shapes_take_the_asserted_expression_or_a_small_one_that_fits():
+    params = [
+        ParamInfo("a", "float32", "in", True),
+        ParamInfo("M", "int32", "in", False),
+        ParamInfo("N", "int32", "in", False),
+    ]
+
+    def case(m, n, shape):
+        return Traced({"a": torch.zeros(shape), "M": m, "N": n}, {})
+
+    cases = [("one", case(2, 3, (6, 1))), ("two", case(4, 5, (20, 2)))]
+    infer.infer_shapes(params, cases, {})
+    assert params[0].shape == ["M * N", "M // 2"]
+    infer.infer_shapes(params, cases, {"a": ["N*M", "M-N+1"]})  # as the reference asserts it
+    assert params[0].shape == ["N * M", "M // 2"]  # the assert's M-N+1 does not fit: searched
+    # a case passing another rank than the example keeps its own shape
+    flat = [("example", case(2, 3, (2, 3))), ("flat", case(4, 5, (20,)))]
+    infer.infer_shapes(params, flat, {})
+    assert params[0].shape == ["M", "N"] and params[0].case_shapes == {"flat": ["M * N"]}
 
 
 def test_case_names_come_from_comments_or_loop_labels():

@@ -44,7 +44,7 @@ PUBLIC_STYLE_CASES = {
     "easy/201_scale_vector": set(),
     "medium/202_row_rescale": {"mixed_magnitudes_folded_to_be_non_negative"},
     "medium/203_bf16_axpy": set(),
-    "medium/204_scale_positives": set(),
+    "medium/206_scale_positives": set(),
 }
 BYTE_IDENTICAL_STARTERS = [f for f in FILES if f.startswith("starter/") and not f.endswith("mojo")]
 
@@ -118,7 +118,9 @@ def test_a_public_style_spec_says_what_it_dropped(tmp_path: Path):
     imported = import_challenge(PUBLIC_STYLE / "easy" / "201_scale_vector")
     header = [line for line in imported.spec_text.splitlines() if line.startswith("#")]
     text = "\n".join(header)
-    assert "2 examples; the spec keeps the first" in text
+    assert "examples" not in text  # both examples are kept: nothing to say
+    assert imported.spec_text.count("  - scalars: {N: ") == 2
+    assert imported.identical["challenge.html"]
     assert "device assertion(s) dropped" in text
     assert "`assert x.shape == y.shape == (N,)`" in text
     assert "scaffold" not in text  # the scaffold itself is representable: nothing to say
@@ -126,7 +128,7 @@ def test_a_public_style_spec_says_what_it_dropped(tmp_path: Path):
 
 
 #: the fixture whose challenge.py follows chgen's conventions and uses the three case constructs
-CONSTRUCTS = PUBLIC_STYLE / "medium" / "204_scale_positives"
+CONSTRUCTS = PUBLIC_STYLE / "medium" / "206_scale_positives"
 
 
 def test_seeds_zeroed_outputs_and_descriptors_come_back_byte_identical(runner, tmp_path: Path):

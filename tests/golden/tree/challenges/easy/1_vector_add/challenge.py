@@ -51,6 +51,12 @@ class Challenge(ChallengeBase):
         # example
         tests.append(self.generate_example_test())
 
+        # second_example
+        N = 3
+        A = torch.tensor([0.5, -1.0, 2.0], device=self.device, dtype=torch.float32)
+        B = torch.tensor([0.25, 1.0, -4.0], device=self.device, dtype=torch.float32)
+        tests.append(self._make(A, B, N))
+
         # single_element
         N = 1
         A = torch.empty((N,), device=self.device, dtype=torch.float32).uniform_(-10.0, 10.0)

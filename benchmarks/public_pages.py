@@ -1,0 +1,102 @@
+"""Counts, over a clone of the public challenge set: how many challenges import, why the others are
+refused, and how many regenerated challenge.html pages are byte-identical to the originals, overall
+and among the pages that pass chgen check's HTML rules (no H error: the pages that follow the
+conventions).
+
+    python benchmarks/public_pages.py <clone>/challenges [--only 26,45,80]
+
+Prints counts and reasons only (the set's licence allows no copies of its files or derived trees).
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from collections import Counter
+from pathlib import Path
+
+from generator.checks.registry import ERROR
+from generator.checks.report import Options
+from generator.checks.runner import run as run_checks
+from generator.importer import ImportFailure, import_challenge
+
+#: refusal messages grouped by the construct they name
+REASONS = [
+    ("derived shape", re.compile(r"derived shapes|shape expression")),
+    ("rank > 2 example", re.compile(r"-D; challenge.html shows")),
+    ("rank differs between cases", re.compile(r"has rank \[")),
+    ("example over 4,096 elements", re.compile(r"literal data of at most")),
+    ("spec does not load", re.compile(r"does not load")),
+]
+
+
+def reason_of(message: str) -> str:
+    for label, pattern in REASONS:
+        if pattern.search(message):
+            return label
+    return "other: " + message.splitlines()[0][:90]
+
+
+def challenge_dirs(root: Path):
+    for difficulty in ("easy", "medium", "hard"):
+        for path in sorted((root / difficulty).glob("*_*")):
+            if (path / "challenge.py").is_file():
+                yield path
+
+
+def html_clean(root: Path) -> set:
+    """Names of the challenge directories whose page has no H error."""
+    findings = run_checks([root], Options(select=["H"])).findings
+    flagged = {Path(f.path).parent.name for f in findings if f.severity == ERROR}
+    return {path.name for path in challenge_dirs(root)} - flagged
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("tree", type=Path, help="a clone's challenges/ folder")
+    parser.add_argument("--only", default="", help="comma-separated challenge ids")
+    parser.add_argument("-v", "--verbose", action="store_true", help="name each challenge")
+    args = parser.parse_args()
+    root = args.tree / "challenges" if (args.tree / "challenges").is_dir() else args.tree
+    only = {int(i) for i in args.only.split(",") if i}
+    clean = html_clean(root)
+    refused: Counter = Counter()
+    imported = identical = clean_identical = 0
+    clean_seen = 0
+    for path in challenge_dirs(root):
+        if only and int(path.name.split("_")[0]) not in only:
+            continue
+        clean_seen += path.name in clean
+        try:
+            result = import_challenge(path)
+        except ImportFailure as exc:
+            refused[reason_of(str(exc))] += 1
+            if args.verbose:
+                print(f"refused  {path.name}: {reason_of(str(exc))}")
+            continue
+        except Exception as exc:  # a chgen bug: count it, keep going
+            refused[f"crash: {type(exc).__name__}"] += 1
+            if args.verbose:
+                print(f"crash    {path.name}: {type(exc).__name__}: {exc}")
+            continue
+        imported += 1
+        same = result.identical["challenge.html"]
+        identical += same
+        clean_identical += same and path.name in clean
+        if args.verbose:
+            print(f"{'same' if same else 'differs'}  {path.name}")
+    total = imported + sum(refused.values())
+    print(f"challenges: {total}, imported: {imported}, pages byte-identical: {identical}")
+    share = 100 * clean_identical / clean_seen if clean_seen else 0.0
+    print(
+        f"pages passing the HTML rules: {clean_seen}, byte-identical: {clean_identical} "
+        f"({share:.0f}%)"
+    )
+    for reason, count in refused.most_common():
+        print(f"  refused {count:3d}  {reason}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,199 @@
+"""`chgen import TREE --out SPECS_DIR`: every challenge of a tree, refusals grouped by reason.
+
+The pipeline: find the challenge directories (challenges/<difficulty>/<id>_<slug>) -> import each in
+the worker pool (isolated.py: child processes, a time limit each) -> write the specs of those that
+imported (all at once, after every import has finished, so a refused tree writes nothing half) ->
+the table and the JSON report, whose refusals are grouped by the construct that stopped them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections import OrderedDict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Dict, List, Optional
+
+from generator.importer.isolated import ImportPool, Outcome, refused
+from generator.naming import DIFFICULTIES
+
+
+class TreeError(Exception):
+    """The folder given is not a tree of challenges; the message says what was expected."""
+
+
+def is_tree(path: Path) -> bool:
+    """A folder holding challenges/<difficulty>/, or that challenges/ folder itself."""
+    return challenges_root(path) is not None
+
+
+def challenges_root(path: Path) -> Optional[Path]:
+    """The challenges/ folder of `path` (or `path` itself), if it holds difficulty folders."""
+    for candidate in (path / "challenges", path):
+        if candidate.is_dir() and any((candidate / d).is_dir() for d in DIFFICULTIES):
+            return candidate
+    return None
+
+
+def find_challenges(path: Path) -> List[Path]:
+    """Every challenge directory of the tree, by difficulty then by id."""
+    root = challenges_root(path)
+    if root is None:
+        raise TreeError(
+            f"{path} holds no challenges/<easy|medium|hard>/ folder (give a challenge directory "
+            "or a tree of them)"
+        )
+    found = []
+    for difficulty in DIFFICULTIES:
+        folder = root / difficulty
+        if folder.is_dir():
+            found.extend(d for d in folder.iterdir() if d.is_dir() and not d.name.startswith("."))
+
+    def order(d: Path):
+        head = d.name.split("_", 1)[0]
+        return (DIFFICULTIES.index(d.parent.name), int(head) if head.isdigit() else 1 << 30, d.name)
+
+    return sorted(found, key=order)
+
+
+def label(directory: Path) -> str:
+    """`medium/4_reduction`: how a challenge is named in tables and reports."""
+    return f"{directory.parent.name}/{directory.name}"
+
+
+def import_all(
+    pool: ImportPool, directories: List[Path], progress: Optional[Callable[[Outcome], None]] = None
+) -> List[Outcome]:
+    """Every directory through the pool. A spec that `chgen generate` would refuse (its example
+    fails the reference) is that challenge's refusal here: the folder written must generate."""
+    outcomes = []
+    for outcome in pool.run(directories):
+        result = outcome.result
+        if outcome.imported and result.generate_errors:
+            message = f"chgen generate refuses the spec: {result.generate_errors[0]}"
+            outcome = refused(outcome.directory, outcome.seconds, message)
+        if progress is not None:
+            progress(outcome)
+        outcomes.append(outcome)
+    return outcomes
+
+
+# ------------------------------------------------------------------------------- writing
+
+
+def existing_specs(outcomes: List[Outcome], out: Path) -> List[Path]:
+    """Specs (or their SVGs) the import would replace."""
+    taken = []
+    for outcome in outcomes:
+        if outcome.imported:
+            result = outcome.result
+            for name in filter(None, (result.spec_name, result.svg_name)):
+                if (out / name).exists():
+                    taken.append(out / name)
+    return taken
+
+
+def write_specs(outcomes: List[Outcome], out: Path) -> List[Path]:
+    """Every imported spec and its SVG into `out`; each file replaced whole (never half)."""
+    written = []
+    for outcome in outcomes:
+        if not outcome.imported:
+            continue
+        out.mkdir(parents=True, exist_ok=True)
+        result = outcome.result
+        files = {result.spec_name: result.spec_text}
+        if result.svg_name:
+            files[result.svg_name] = result.svg_text + "\n"
+        for name, text in files.items():
+            handle, temporary = tempfile.mkstemp(dir=out, prefix=f".{name}.")
+            with os.fdopen(handle, "w", encoding="utf-8") as stream:
+                stream.write(text)
+            os.replace(temporary, out / name)
+            written.append(out / name)
+    return written
+
+
+# ------------------------------------------------------------------------------- reporting
+
+
+@dataclass
+class Group:
+    reason: str
+    challenges: List[str]
+    details: List[str]  # the construct's detail per challenge (2 * N, [1, 2], ...) when known
+
+
+def grouped(outcomes: List[Outcome]) -> List[Group]:
+    """Refusals by reason, the most frequent first."""
+    groups: "OrderedDict[str, Group]" = OrderedDict()
+    for outcome in outcomes:
+        if outcome.imported:
+            continue
+        group = groups.setdefault(outcome.reason, Group(outcome.reason, [], []))
+        group.challenges.append(label(outcome.directory))
+        if outcome.detail and outcome.detail not in group.details:
+            group.details.append(outcome.detail)
+    return sorted(groups.values(), key=lambda g: (-len(g.challenges), g.reason))
+
+
+def _imported_entry(outcome: Outcome) -> Dict[str, Any]:
+    result = outcome.result
+    return {
+        "challenge": label(outcome.directory),
+        "status": "imported",
+        "spec": result.spec_name,
+        "seconds": round(outcome.seconds, 2),
+        "identical": result.identical,
+        "not_equivalent": result.equivalence.problems(result.report.approximated),
+        "notes": len(result.report.lines()),
+    }
+
+
+def _refused_entry(outcome: Outcome) -> Dict[str, Any]:
+    return {
+        "challenge": label(outcome.directory),
+        "status": "refused",
+        "reason": outcome.reason,
+        "detail": outcome.detail,
+        "message": outcome.message,
+        "seconds": round(outcome.seconds, 2),
+    }
+
+
+def report_data(outcomes: List[Outcome], seconds: float, jobs: int, timeout: float) -> dict:
+    imported = [o for o in outcomes if o.imported]
+    return {
+        "challenges": len(outcomes),
+        "imported": len(imported),
+        "refused": len(outcomes) - len(imported),
+        "seconds": round(seconds, 2),
+        "jobs": jobs,
+        "timeout_seconds": timeout,
+        "reasons": [
+            {"reason": g.reason, "count": len(g.challenges), "details": g.details,
+             "challenges": g.challenges}
+            for g in grouped(outcomes)
+        ],  # fmt: skip
+        "results": [_imported_entry(o) if o.imported else _refused_entry(o) for o in outcomes],
+    }
+
+
+def write_report(data: dict, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+
+
+def table(outcomes: List[Outcome]) -> str:
+    """The refusals as a plain-text table: reason, count, the details and the challenges."""
+    groups = grouped(outcomes)
+    if not groups:
+        return ""
+    width = max(len(g.reason) for g in groups)
+    lines = [f"{'reason':{width}}  count  challenges", f"{'-' * width}  -----  ----------"]
+    for g in groups:
+        lines.append(f"{g.reason:{width}}  {len(g.challenges):5}  {', '.join(g.challenges)}")
+        if g.details:
+            lines.append(f"{'':{width}}         e.g. {', '.join(g.details[:6])}")
+    return "\n".join(lines) + "\n"

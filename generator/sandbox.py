@@ -1,0 +1,254 @@
+"""Start a Python child that runs code chgen does not trust, with limits.
+
+A spec's reference, its helpers and a challenge's own code are the author's (or a pull request's)
+code; `chgen generate`, `chgen check` and the pre-commit hooks run them. They run here, in a child:
+
+- its own process group, killed as a whole when a step overstays its time limit;
+- rlimits: address space (memory), no core files, a cap on the size of files it writes, CPU time;
+- inside bubblewrap (`bwrap`) where it is installed and works: the filesystem read-only, a private
+  `/tmp`, no network, its own PID namespace, dying with its parent.
+
+The protocol is JSON lines on the child's own stdout: the child calls `channel()` first, which moves
+what the untrusted code prints to stderr, and then `send(...)` messages. A message holding
+`"step": ...` restarts the step clock; the parent gives the child `startup_seconds` before its first
+step and `step_seconds` for each step. The parent never raises for what the child did: the result
+says whether it timed out, how it exited and what it sent.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import selectors
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Sequence, TextIO
+
+#: default limits (seconds of wall time, bytes of address space)
+STARTUP_SECONDS = 180.0
+STEP_SECONDS = 60.0
+MEMORY_BYTES = 4 << 30
+FILE_BYTES = 64 << 20
+#: environment variable: "0" runs without bubblewrap even where it works (rlimits stay)
+USE_BWRAP_ENV = "CHGEN_BWRAP"
+
+
+@dataclass(frozen=True)
+class Limits:
+    startup_seconds: float = STARTUP_SECONDS  # before the first step (imports)
+    step_seconds: float = STEP_SECONDS  # each step
+    memory_bytes: int = MEMORY_BYTES  # RLIMIT_AS
+    file_bytes: int = FILE_BYTES  # RLIMIT_FSIZE
+
+
+@dataclass
+class ChildRun:
+    """What a sandboxed child did: its messages, how it ended, the tail of what it printed."""
+
+    messages: List[Dict[str, Any]] = field(default_factory=list)
+    returncode: Optional[int] = None
+    timed_out: Optional[float] = None  # the limit it overstayed, in seconds
+    stderr: str = ""
+    sandboxed: bool = False  # ran inside bubblewrap
+
+    @property
+    def last_step(self) -> Any:
+        steps = [m["step"] for m in self.messages if "step" in m]
+        return steps[-1] if steps else None
+
+    def ending(self) -> str:
+        """How the child ended, in words, for an error message."""
+        if self.timed_out is not None:
+            return f"did not finish within {self.timed_out:g} s and was stopped"
+        code = self.returncode
+        if code is not None and code < 0:
+            try:
+                name = signal.Signals(-code).name
+            except ValueError:
+                name = f"signal {-code}"
+            return f"killed the checking process ({name})"
+        return f"ended the checking process (exit status {code})"
+
+
+def _set_limits(limits: Limits) -> None:
+    """Runs in the child between fork and exec (so it is limited before any untrusted code)."""
+    import resource
+
+    for which, value in (
+        (resource.RLIMIT_AS, limits.memory_bytes),
+        (resource.RLIMIT_CORE, 0),
+        (resource.RLIMIT_FSIZE, limits.file_bytes),
+        (resource.RLIMIT_CPU, int(limits.startup_seconds + limits.step_seconds * 64)),
+    ):
+        try:
+            resource.setrlimit(which, (value, value))
+        except (ValueError, OSError):
+            pass
+
+
+def _bwrap_prefix(readable: Sequence[Path]) -> List[str]:
+    """bubblewrap arguments: the whole filesystem read-only, a private /tmp, nothing shared."""
+    prefix = [
+        "bwrap",
+        "--ro-bind", "/", "/",
+        "--dev", "/dev",
+        "--proc", "/proc",
+        "--tmpfs", "/tmp",
+        "--unshare-all",
+        "--die-with-parent",
+        "--new-session",
+    ]  # fmt: skip
+    for path in sorted({str(Path(p).resolve()) for p in readable}):
+        prefix += ["--ro-bind-try", path, path]  # what the child reads under /tmp stays visible
+    return prefix + ["--chdir", os.getcwd(), "--"]
+
+
+@lru_cache(maxsize=1)
+def bwrap_works() -> bool:
+    """bubblewrap is on PATH and can start a process here (a container may forbid namespaces)."""
+    if os.environ.get(USE_BWRAP_ENV, "1") == "0" or shutil.which("bwrap") is None:
+        return False
+    try:
+        done = subprocess.run(
+            _bwrap_prefix([]) + ["true"],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=30,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return done.returncode == 0
+
+
+def run_module(
+    module: str,
+    job: Any,
+    limits: Limits = Limits(),
+    readable: Sequence[Path] = (),
+) -> ChildRun:
+    """Run `python -m module` with `job` (JSON) on its stdin, within `limits`; see the module doc.
+
+    `readable`: paths the child must read that the sandbox would hide (anything under /tmp)."""
+    package_root = str(Path(__file__).resolve().parent.parent)
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    command = [sys.executable, "-m", module]
+    sandboxed = bwrap_works()
+    if sandboxed:
+        command = _bwrap_prefix(list(readable) + [package_root, os.getcwd()]) + command
+    run = ChildRun(sandboxed=sandboxed)
+    try:
+        proc = subprocess.Popen(
+            command,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+            start_new_session=True,
+            preexec_fn=lambda: _set_limits(limits),
+        )
+    except OSError as exc:
+        run.returncode, run.stderr = 127, f"cannot start {command[0]}: {exc.strerror}"
+        return run
+    try:
+        _exchange(proc, json.dumps(job).encode(), limits, run)
+    finally:
+        _kill_group(proc)
+        proc.wait()
+        for stream in (proc.stdin, proc.stdout, proc.stderr):
+            if stream is not None and not stream.closed:
+                stream.close()
+    run.returncode = proc.returncode
+    return run
+
+
+def _exchange(proc: subprocess.Popen, job: bytes, limits: Limits, run: ChildRun) -> None:
+    """Send the job, then read messages and stderr until the child ends or overstays a step."""
+    try:
+        proc.stdin.write(job)
+        proc.stdin.close()
+    except OSError:  # the child died before reading its job; its exit says why
+        pass
+    selector = selectors.DefaultSelector()
+    selector.register(proc.stdout, selectors.EVENT_READ, "out")
+    selector.register(proc.stderr, selectors.EVENT_READ, "err")
+    pending, errors = b"", bytearray()
+    limit = limits.startup_seconds
+    deadline = time.monotonic() + limit
+    open_streams = 2
+    while open_streams:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            run.timed_out = limit
+            break
+        for key, _ in selector.select(timeout=min(remaining, 1.0)):
+            chunk = os.read(key.fileobj.fileno(), 65536)
+            if not chunk:
+                selector.unregister(key.fileobj)
+                open_streams -= 1
+                continue
+            if key.data == "err":
+                errors += chunk
+                del errors[:-8192]
+                continue
+            pending += chunk
+            *lines, pending = pending.split(b"\n")
+            for line in lines:
+                message = _parse(line)
+                if message is None:
+                    continue
+                run.messages.append(message)
+                if "step" in message:
+                    limit = limits.step_seconds
+                    deadline = time.monotonic() + limit
+    selector.close()
+    run.stderr = errors.decode("utf-8", "replace")
+
+
+def _parse(line: bytes) -> Optional[Dict[str, Any]]:
+    try:
+        message = json.loads(line)
+    except ValueError:
+        return None
+    return message if isinstance(message, dict) else None
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+# --- the child's side -------------------------------------------------------------------------
+
+_channel: Optional[TextIO] = None
+
+
+def channel() -> Any:
+    """In the child, before any untrusted code runs: keep stdout for messages, send what the code
+    prints to stderr, and return the job read from stdin."""
+    global _channel
+    job = json.loads(sys.stdin.buffer.read() or b"null")
+    _channel = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    sys.stdout.flush()
+    os.dup2(2, 1)
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.close(devnull)
+    return job
+
+
+def send(message: Dict[str, Any]) -> None:
+    """In the child: one message to the parent (`{"step": ...}` restarts the step clock)."""
+    assert _channel is not None, "call sandbox.channel() first"
+    _channel.write(json.dumps(message) + "\n")
+    _channel.flush()
