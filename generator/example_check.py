@@ -26,6 +26,7 @@ def example_fingerprint(loaded: LoadedSpec) -> str:
         "reference": spec.reference,
         "reference_helpers": spec.reference_helpers,
         "examples": [ex.model_dump() for ex in spec.examples],
+        "prefill": spec.prefill,
         "atol": spec.atol,
         "rtol": spec.rtol,
     }
@@ -57,6 +58,16 @@ def reference_function(reference: str, helpers: Optional[str], params: list, nam
     return lambda **values: function(challenge, **values)
 
 
+def start_value(prefill: Any, kind: str) -> Any:
+    """An output element as the example's challenge.py starts it (the spec's prefill);
+    uninitialised is NaN for floats, so a reference that leaves an element unwritten cannot
+    match."""
+    if prefill is None or prefill == "empty":
+        return float("nan") if kind == "float" else 0
+    value = 0 if prefill == "zeros" else prefill
+    return float(value) if kind == "float" else int(value)
+
+
 def verify_example(loaded: LoadedSpec) -> None:
     """Every example, in order; all mismatches of all examples are reported together."""
     errors = []
@@ -85,9 +96,7 @@ def verify_one_example(loaded: LoadedSpec, index: int) -> None:
         dtype = torch.float64 if row.kind == "float" else torch.int64
         if p.direction == "out":
             shape = list(resolve_shape(p, ex.scalars, ex.shapes))
-            values[p.name] = torch.full(shape, float("nan"), dtype=torch.float64)
-            if row.kind == "int":
-                values[p.name] = torch.zeros(shape, dtype=dtype)
+            values[p.name] = torch.full(shape, start_value(spec.prefill, row.kind), dtype=dtype)
         else:
             values[p.name] = torch.tensor(ex.inputs[p.name], dtype=dtype)
     namespace: Dict[str, Any] = {"torch": torch, "math": __import__("math")}

@@ -91,3 +91,20 @@ def test_example_and_examples_together_are_refused():
     assert any(
         "give 'example' (one) or 'examples' (a list), not both" in e for e in errors_of(text)
     )
+
+
+def test_every_example_starts_its_outputs_as_prefill_says():
+    """A reference that writes only part of C matches the second example only from zeros."""
+    text = (
+        SPEC.read_text()
+        .replace("  torch.add(A, B, out=C)\n", "  keep = A + B > 0\n  C[keep] = (A + B)[keep]\n")
+        .replace("C: [0.75, 0.0, -2.0]", "C: [0.75, 0.0, 0.0]")
+    )
+    zeroed = text.replace("\nexamples:\n", "\nprefill: zeros\n\nexamples:\n", 1)
+    verify_example(load_spec_text(zeroed, "spec.yaml"))
+    errors = errors_of(text, verify=True)
+    assert len(errors) == 1
+    assert "example 2: expected C[1] = 0, but the reference computes nan" in errors[0]
+    filled = text.replace("\nexamples:\n", "\nprefill: -1.0\n\nexamples:\n", 1)
+    (error,) = errors_of(filled, verify=True)
+    assert "example 2: expected C[1] = 0, but the reference computes -1" in error

@@ -3,9 +3,11 @@
 The pieces come from where they live: attributes, signature spellings, the reference body and case
 names from challenge.py's source (pyast); the cases from running it on the CPU (trace, infer); texts
 and the example as shown from challenge.html (html); an easy challenge's scaffold from starter.cu
-(starters). The spec is then loaded and rendered like any other, every rendered file is compared
-with its original, and the two challenge.py files are checked for equivalence; whatever differs is
-in the report.
+(starters). A case keeps the torch.manual_seed called right before it, how its outputs start
+(torch.empty, zeros, full: the example's start is the spec's prefill, a case's own where it
+differs) and whether it is written with the base class's descriptors. The spec is then loaded and
+rendered like any other, every rendered file is compared with its original, and the two
+challenge.py files are checked for equivalence; whatever differs is in the report.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import torch
 
 from generator.challenge.page import blank_before_bullet
 from generator.dtypes import lookup
-from generator.example_check import compile_function
+from generator.example_check import compile_function, start_value
 from generator.example_runner import verify_examples
 from generator.html import example_titles, literal_dims
 from generator.importer import html as page_reader
@@ -31,10 +33,18 @@ from generator.importer import infer, pyast, starters
 from generator.importer.equivalence import Equivalence, compare
 from generator.importer.infer import ParamInfo
 from generator.importer.report import ImportFailure, Report
-from generator.importer.trace import ChallengeLoadError, Run, Traced, load_challenge, run_cases
+from generator.importer.trace import (
+    ChallengeLoadError,
+    Run,
+    Start,
+    Traced,
+    load_challenge,
+    output_start,
+    run_cases,
+)
 from generator.importer.writer import dump_spec
 from generator.languages import LANGUAGES
-from generator.naming import DIFFICULTIES, URL_NAME_RE
+from generator.naming import DIFFICULTIES, SLUG_RE, URL_NAME_RE
 from generator.render import CORE_BASE, assertions, render_challenge, render_core
 from generator.resources import template_dir
 from generator.spec import SpecErrors, load_spec
@@ -83,7 +93,8 @@ def _locate(directory: Path, report: Report) -> Tuple[int, str, str]:
             f"the folder above {directory.name} is {directory.parent.name!r}, not easy, medium or "
             "hard: the difficulty comes from it"
         )
-    slug = infer.slugify(match.group(2))
+    # a slug may start with a digit (public 48); anything else is rewritten as lowercase words
+    slug = match.group(2) if SLUG_RE.match(match.group(2)) else infer.slugify(match.group(2))
     if slug != match.group(2):
         report.note(f"directory slug {match.group(2)!r} is written {slug!r} (lowercase words)")
     return int(match.group(1)), slug, difficulty
@@ -220,6 +231,9 @@ class _Case:
     inputs: Dict[str, Dict[str, Any]]
     from_example: bool
     note: Optional[str]
+    seed: Optional[int] = None  # torch.manual_seed right before the case
+    start: Optional[Start] = None  # how its outputs start (None: unknown)
+    descriptors: bool = False  # every tensor given as RandTensor, OutTensor, ...
 
 
 def _scalars(params: List[ParamInfo], case: Traced, label: str) -> Dict[str, Any]:
@@ -289,7 +303,11 @@ def _case_shapes(params: List[ParamInfo], label: str) -> Dict[str, Any]:
 
 
 def _case_entry(
-    case: _Case, defaults: Dict[str, Any], sizes: List[str], params: List[ParamInfo]
+    case: _Case,
+    defaults: Dict[str, Any],
+    sizes: List[str],
+    params: List[ParamInfo],
+    prefill: Start,
 ) -> Dict[str, Any]:
     entry: Dict[str, Any] = {"name": case.label}
     if case.note:
@@ -309,32 +327,69 @@ def _case_entry(
         entry["inputs"] = inputs
     if _case_shapes(params, case.label):
         entry["shapes"] = _case_shapes(params, case.label)
+    entry.update(_case_form(case, prefill))
     return entry
 
 
-def _prefill(run: Run, params: List[ParamInfo], report: Report) -> Optional[float]:
-    seen: Counter = Counter()
-    for case in [run.example, *run.functional, run.performance]:
-        for p in params:
-            if p.is_tensor and p.direction == "out":
-                recipe = case.recipes.get(p.name)
-                if recipe is None or recipe.kind in ("out", "opaque", "view", "cast"):
-                    continue
-                if recipe.kind == "constant" and recipe.args[0] is not None:
-                    seen[float(recipe.args[0])] += 1
-                elif recipe.kind == "empty":
-                    seen[None] += 1
+def _case_form(case: _Case, prefill: Start) -> Dict[str, Any]:
+    """A case's own seed, output start and descriptors, as the spec writes them."""
+    form: Dict[str, Any] = {}
+    if case.seed is not None:
+        form["seed"] = case.seed
+    if case.start is not None and case.start != prefill:
+        form["prefill"] = case.start
+    if case.descriptors:
+        form["descriptors"] = True
+    return form
+
+
+def _case_start(case: Traced, params: List[ParamInfo], label: str, report: Report):
+    """How the outputs of one case start (one prefill covers them all); None when unknown."""
+    starts = {
+        p.name: output_start(case.recipes[p.name])
+        for p in params
+        if p.is_tensor and p.direction == "out" and p.name in case.recipes
+    }
+    known = {k: v for k, v in starts.items() if v is not None}
+    if not known:
+        return None
+    distinct = {repr(v): v for v in known.values()}
+    if len(distinct) > 1:
+        report.note(
+            f"case {label}: outputs start differently ({', '.join(distinct)}); one prefill "
+            "covers every output of a case, so it is left as the spec's (not representable)"
+        )
+        return None
+    start = next(iter(distinct.values()))
+    if isinstance(start, float) and not math.isfinite(start):
+        report.note(
+            f"case {label}: outputs start as {start}, which a spec cannot write; they start "
+            "uninitialised (not representable)"
+        )
+        return "empty"
+    return start
+
+
+def _prefill(example: Optional[Start], cases: List[_Case]) -> Start:
+    """The spec-wide output start: the example's (it has no prefill of its own), else the most
+    common one."""
+    if example is not None:
+        return example
+    seen = Counter(repr(c.start) for c in cases if c.start is not None)
     if not seen:
-        return None
-    value = seen.most_common(1)[0][0]
-    if len(seen) > 1:
-        shown = ", ".join("torch.empty" if k is None else f"{k:g}" for k in seen)
-        chosen = "left uninitialised" if value is None else f"filled with {value:g}"
-        report.note(f"outputs start as {shown} across cases; the spec has every output {chosen}")
-    if value is not None and not math.isfinite(value):
-        report.note("outputs start as a non-finite value; the spec leaves them uninitialised")
-        return None
-    return value
+        return "empty"
+    best = seen.most_common(1)[0][0]
+    return next(c.start for c in cases if repr(c.start) == best)
+
+
+def _report_unplaced_seeds(run: Run, report: Report) -> None:
+    for method, seeds in run.unplaced_seeds.items():
+        for value in seeds:
+            report.note(
+                f"{method} calls torch.manual_seed({value}) where no case can hold it (while a "
+                "case is made, after the last one, or before descriptors the runner draws "
+                "itself); dropped"
+            )
 
 
 def _factor(dim: Any) -> str:
@@ -400,8 +455,10 @@ def _reference_outputs(
     inputs: Dict[str, Any],
     instance: Any,
     example: Optional[Traced],
+    prefill: Start,
 ) -> Dict[str, torch.Tensor]:
-    """What the reference writes on the example, in float64 as chgen verifies it."""
+    """What the reference writes on the example, in float64 as chgen verifies it: outputs start
+    as the spec's prefill says (uninitialised is NaN, so every element must be written)."""
     values: Dict[str, Any] = {}
     for p in params:
         if not p.is_tensor:
@@ -411,8 +468,7 @@ def _reference_outputs(
         dtype = torch.float64 if kind == "float" else torch.int64
         if p.direction == "out":
             shape = shape_exprs.resolve(p.case_shapes.get("example", p.shape), scalars)
-            fill = float("nan") if kind == "float" else 0
-            values[p.name] = torch.full(shape, fill, dtype=dtype)
+            values[p.name] = torch.full(shape, start_value(prefill, kind), dtype=dtype)
         else:
             values[p.name] = torch.tensor(inputs[p.name], dtype=dtype)
     try:
@@ -558,7 +614,8 @@ def import_challenge(directory: Path, seed: int = 0, inline_svg: bool = False) -
     challenge_id, slug, difficulty = _locate(directory, report)
     read = _read(directory, seed, report)
     attrs = _attributes(read.source, report)
-    cases, perf_case, defaults = _cases(read, report)
+    found = _cases(read, report)
+    cases, perf_case, defaults = found.functional, found.performance, found.defaults
     reference = _reference(read.source, read.params, report)
     page_text = (directory / "challenge.html").read_text(encoding="utf-8")
     tensor_inputs = [p.name for p in read.params if p.is_tensor and p.direction != "out"]
@@ -570,7 +627,7 @@ def import_challenge(directory: Path, seed: int = 0, inline_svg: bool = False) -
     )
     for note in page.notes:
         report.note(note)
-    examples = _examples(read, reference, page, attrs, report)
+    examples = _examples(read, reference, page, attrs, found.prefill, report)
     _check_performance_bullet(read.params, perf_case, page, report)
     starter_texts = starters.read_starters(directory / "starter", STARTERS)
     scaffold = _scaffold(difficulty, slug, starter_texts, read.sizes, report)
@@ -594,6 +651,7 @@ def import_challenge(directory: Path, seed: int = 0, inline_svg: bool = False) -
     performance["min_bytes"] = min_bytes
     if _case_shapes(read.params, "performance"):
         performance["shapes"] = _case_shapes(read.params, "performance")
+    performance.update(_case_form(perf_case, found.prefill))
     svg_name = f"{challenge_id}_{slug}.svg" if page.svg and not inline_svg else None
     data: Dict[str, Any] = {
         "id": challenge_id,
@@ -613,11 +671,13 @@ def import_challenge(directory: Path, seed: int = 0, inline_svg: bool = False) -
         "constraints": page.constraints,
         "example": examples[0] if len(examples) == 1 else None,
         "examples": examples if len(examples) > 1 else None,
-        "prefill": _prefill(read.run, read.params, report),
+        "prefill": None if found.prefill == "empty" else found.prefill,
         "scaffold": scaffold,
         "starter_helpers": starter_helpers or None,
         "defaults": defaults or None,
-        "functional": [_case_entry(c, defaults, read.sizes, read.params) for c in cases],
+        "functional": [
+            _case_entry(c, defaults, read.sizes, read.params, found.prefill) for c in cases
+        ],
         "performance": performance,
     }
     return _finish(read, data, f"{challenge_id}_{slug}.yaml", svg_name, page.svg, report)
@@ -658,13 +718,22 @@ def _read(directory: Path, seed: int, report: Report) -> _Read:
     return _Read(directory, source, instance, run, params, names, notes, sizes, seed)
 
 
-def _cases(read: _Read, report: Report) -> Tuple[List[_Case], _Case, Dict[str, Any]]:
-    """Functional cases, the performance case and the defaults they share."""
+@dataclass
+class _Cases:
+    functional: List[_Case]
+    performance: _Case
+    defaults: Dict[str, Any]
+    prefill: Start  # the spec-wide output start (the example's)
+
+
+def _cases(read: _Read, report: Report) -> _Cases:
+    """Functional cases, the performance case, the defaults they share and the spec's prefill."""
     params = read.params
     cases = []
     for label, case, note in zip(read.names, read.run.functional, read.notes):
         inputs = {} if case.from_example else _inputs(params, case, label, report)
-        cases.append(_Case(label, _scalars(params, case, label), inputs, case.from_example, note))
+        scalars = _scalars(params, case, label)
+        cases.append(_case_form_of(_Case(label, scalars, inputs, case.from_example, note), case))
     perf = read.run.performance
     perf_case = _Case(
         "performance",
@@ -673,28 +742,64 @@ def _cases(read: _Read, report: Report) -> Tuple[List[_Case], _Case, Dict[str, A
         False,
         None,
     )
+    _case_form_of(perf_case, perf)
+    for label, case in [*zip(read.names, read.run.functional), ("performance", perf)]:
+        _report_mixed_descriptors(params, case, label, report)
+    for case, traced in [*zip(cases, read.run.functional), (perf_case, perf)]:
+        case.start = _case_start(traced, params, case.label, report)
+    _report_unplaced_seeds(read.run, report)
     defaults = _defaults(cases, params, read.sizes)
     _fill_unknown_performance(perf_case, perf, params, defaults, report)
-    return cases, perf_case, defaults
+    example_start = _case_start(read.run.example, params, "example", report)
+    prefill = _prefill(example_start, [c for c in cases if not c.from_example])
+    return _Cases(cases, perf_case, defaults, prefill)
+
+
+def _case_form_of(case: _Case, traced: Traced) -> _Case:
+    """The seed placed before the case, and whether it is written with descriptors."""
+    case.seed = traced.seed
+    tensors = [k for k, v in traced.values.items() if isinstance(v, torch.Tensor)]
+    case.descriptors = bool(tensors) and set(tensors) <= set(traced.described)
+    return case
+
+
+def _report_mixed_descriptors(
+    params: List[ParamInfo], traced: Traced, label: str, report: Report
+) -> None:
+    tensors = [p.name for p in params if p.is_tensor]
+    described = [n for n in tensors if n in traced.described]
+    if described and len(described) < len(tensors):
+        report.note(
+            f"case {label}: {', '.join(described)} given as descriptors, the other tensors as "
+            "tensors; a spec case is written all one way: with torch calls (not representable)"
+        )
 
 
 def _examples(
-    read: _Read, reference: str, page: page_reader.Page, attrs: Dict[str, Any], report: Report
+    read: _Read,
+    reference: str,
+    page: page_reader.Page,
+    attrs: Dict[str, Any],
+    prefill: Start,
+    report: Report,
 ) -> List[Dict[str, Any]]:
     """The first example from generate_example_test, the others from the page's values; each
-    keeps the page's title, explanation and whether it lists the sizes."""
+    keeps the page's title, explanation and whether it lists the sizes. Every example's
+    outputs start as the spec's prefill says."""
     example = read.run.example
     scalars = _scalars(read.params, example, "example")
     _check_example_size(read.params, example)
     inputs = _example_inputs(read.params, example, read.seed, report)
-    computed = _reference_outputs(read.params, reference, scalars, inputs, read.instance, example)
+    computed = _reference_outputs(
+        read.params, reference, scalars, inputs, read.instance, example, prefill
+    )
     shown = page.examples[0].shown if page.examples else None
     outputs = _example_outputs(
         read.params, computed, _shown_outputs(read.params, shown), page.has_example, attrs, report
     )
     found = [{"scalars": scalars, "inputs": inputs, "outputs": outputs}]
     for number, later in enumerate(page.examples[1:], start=2):
-        entry = _page_example(read, reference, later, number, attrs, report)
+        entry = _page_example(read, reference, later, number, attrs, prefill, report)
         if entry is not None:
             found.append(entry)
     titles = example_titles([None] * len(found))
@@ -724,6 +829,7 @@ def _page_example(
     written: page_reader.PageExample,
     number: int,
     attrs: Dict[str, Any],
+    prefill: Start,
     report: Report,
 ) -> Optional[Dict[str, Any]]:
     """An example after the first, from the values its section writes: inputs and scalars as
@@ -767,7 +873,9 @@ def _page_example(
         inputs[p.name] = infer.nested(tensor.reshape(shape).tolist(), lookup(p.dtype).kind)
     scalars = {p.name: scalars[p.name] for p in params if not p.is_tensor}
     try:
-        computed = _reference_outputs(params, reference, scalars, inputs, read.instance, None)
+        computed = _reference_outputs(
+            params, reference, scalars, inputs, read.instance, None, prefill
+        )
     except ImportFailure as exc:
         report.note(f"challenge.html: example {number}: {exc}; the spec leaves it out")
         return None

@@ -2,8 +2,10 @@
 
 Both are imported on the CPU and their cases drawn with the judge's seeds (example `seed`,
 functional `seed + 1`, performance `seed + 2`). Inputs must match in shape, dtype and value
-(performance cases, drawn on the meta device, in shape and dtype); scalars must be equal; both
-references, run on the same copies of the original's inputs, must write the same outputs.
+(performance cases, drawn on the meta device, in shape and dtype); scalars must be equal; outputs
+must start alike (empty, zeros, a fill value) and a case must use the base class's descriptors in
+both or neither (the runner draws and seeds those itself); both references, run on the same
+copies of the original's inputs, must write the same outputs.
 """
 
 from __future__ import annotations
@@ -14,7 +16,14 @@ from typing import Any, Dict, List, Optional
 
 import torch
 
-from generator.importer.trace import Run, Traced, load_challenge, run_cases
+from generator.importer.trace import (
+    Run,
+    Traced,
+    load_challenge,
+    output_start,
+    run_cases,
+    same_start,
+)
 
 #: functional cases up to this many elements also have their reference results compared
 REFERENCE_CASE_ELEMENTS = 1 << 18
@@ -66,8 +75,17 @@ def _same(x: torch.Tensor, y: torch.Tensor) -> bool:
     return torch.equal(x, y)
 
 
+def _start_words(start: Any) -> str:
+    return start if isinstance(start, str) else f"filled with {start:g}"
+
+
 def _compare_case(label: str, a: Traced, b: Traced, signature: Dict[str, tuple]) -> CaseCheck:
     check = CaseCheck(label)
+    described = [n for n in signature if (n in a.described) != (n in b.described)]
+    if described:
+        check.problems.append(
+            f"{', '.join(described)} written with descriptors in one and not the other"
+        )
     for name, (_, direction) in signature.items():
         if name not in a.values or name not in b.values:
             check.problems.append(f"{name} is missing from one of the two")
@@ -82,7 +100,13 @@ def _compare_case(label: str, a: Traced, b: Traced, signature: Dict[str, tuple])
             check.problems.append(
                 f"{name} is {tuple(x.shape)} {x.dtype} vs {tuple(y.shape)} {y.dtype}"
             )
-        elif direction != "out" and "meta" not in (x.device.type, y.device.type):
+        elif direction == "out":
+            start_a, start_b = (output_start(c.recipes[name]) for c in (a, b))
+            if not same_start(start_a, start_b):
+                check.problems.append(
+                    f"{name} starts {_start_words(start_a)} vs {_start_words(start_b)}"
+                )
+        elif "meta" not in (x.device.type, y.device.type):
             if not _same(x, y):
                 check.differing.append(name)
     return check
@@ -109,6 +133,13 @@ def _elements(case: Traced) -> int:
     return sum(v.numel() for v in case.values.values() if isinstance(v, torch.Tensor))
 
 
+def _has_values(case: Traced) -> bool:
+    """Descriptors stand for tensors without values (meta): no reference runs on them."""
+    return not any(
+        isinstance(v, torch.Tensor) and v.device.type == "meta" for v in case.values.values()
+    )
+
+
 def compare(
     original: Any,
     generated: Any,
@@ -129,7 +160,8 @@ def compare(
         pairs.append((names[i] if i < len(names) else f"case_{i + 1}", x, y))
     for label, x, y in pairs:
         check = _compare_case(label, x, y, signature)
-        if not check.problems and (label == "example" or _elements(x) <= REFERENCE_CASE_ELEMENTS):
+        small = label == "example" or _elements(x) <= REFERENCE_CASE_ELEMENTS
+        if not check.problems and small and _has_values(x):
             found = _references(original, generated, x, signature)
             check.reference.extend(
                 f"the references disagree on {n}" if " " not in n else n for n in found

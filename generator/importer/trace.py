@@ -10,11 +10,13 @@ only, no memory.
 
 from __future__ import annotations
 
+import math
 import sys
 import types
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple, Union
 
 import torch
 from torch.overrides import TorchFunctionMode
@@ -34,6 +36,8 @@ class Recipe:
     source: Any = None
     line: Optional[int] = None  # line of the traced method that was running when it was made
     why: str = ""  # for opaque recipes: the operation chgen did not follow
+    made_by: str = ""  # the torch function that returned it (zeros and full(0) both give 0)
+    serial: int = -1  # order of making within one traced method (places torch.manual_seed calls)
 
 
 @dataclass
@@ -44,6 +48,8 @@ class Traced:
     recipes: Dict[str, Recipe]
     from_example: bool = False
     extra_keys: List[str] = field(default_factory=list)
+    described: List[str] = field(default_factory=list)  # keys given as RandTensor, OutTensor, ...
+    seed: Optional[int] = None  # torch.manual_seed called right before this case was made
 
 
 def load_challenge(challenge_py: Path, base_file: Path) -> Any:
@@ -93,6 +99,8 @@ class Tracer(TorchFunctionMode):
     def __init__(self, code: Optional[types.CodeType] = None):
         super().__init__()
         self.code = code
+        self.made = 0  # tensors recorded so far
+        self.seeds: List[Tuple[int, int]] = []  # (tensors made before it, value) per manual_seed
 
     def _line(self) -> Optional[int]:
         if self.code is None:
@@ -117,8 +125,20 @@ class Tracer(TorchFunctionMode):
         if recipe is not None:
             if recipe.line is None:
                 recipe.line = self._line()
+            recipe.made_by = recipe.made_by or name
+            recipe.serial = self.made
+            self.made += 1
             _set(out, recipe)
         return out
+
+    def manual_seed(self, real: Callable) -> Callable:
+        """torch.manual_seed as the traced method sees it: seeds, and remembers where."""
+
+        def seeded(value):
+            self.seeds.append((self.made, int(value)))
+            return real(value)
+
+        return seeded
 
     def _follow(self, name: str, args: tuple, kwargs: dict, out: Any) -> Optional[Recipe]:
         if not isinstance(out, torch.Tensor):
@@ -224,15 +244,16 @@ def recipe_of(value: Any) -> Recipe:
     """The recorded recipe, or a descriptor's, or opaque."""
     kind = type(value).__name__
     if kind in DESCRIPTORS:
+        line = getattr(value, "_chgen_line", None)
         if kind == "RandTensor":
-            return Recipe("uniform", (value.low, value.high))
+            return Recipe("uniform", (value.low, value.high), line=line)
         if kind == "RandnTensor":
-            return Recipe("normal", (value.mean, value.std))
+            return Recipe("normal", (value.mean, value.std), line=line)
         if kind == "RandIntTensor":
-            return Recipe("randint", (value.low, value.high))
+            return Recipe("randint", (value.low, value.high), line=line)
         if kind == "FullTensor":
-            return Recipe("constant", (value.value,))
-        return Recipe("out")
+            return Recipe("constant", (value.value,), line=line)
+        return Recipe("out", line=line)
     recipe = _recipe(value)
     return recipe if recipe is not None else Recipe("opaque", why="made outside torch")
 
@@ -244,13 +265,46 @@ def _descriptor_tensor(value: Any) -> Any:
 
 
 def _traced(raw: Dict[str, Any], example_ids: set) -> Traced:
-    values, recipes = {}, {}
+    values, recipes, described = {}, {}, []
     for key, value in raw.items():
         recipes[key] = recipe_of(value)
         if type(value).__name__ in DESCRIPTORS:
             value = _descriptor_tensor(value)
+            described.append(key)
         values[key] = value
-    return Traced(values, recipes, from_example=id(raw) in example_ids)
+    return Traced(values, recipes, from_example=id(raw) in example_ids, described=described)
+
+
+def _serials(recipe: Recipe) -> List[int]:
+    """When the tensor and everything it was made from were made."""
+    found = [recipe.serial] if recipe.serial >= 0 else []
+    source = _recipe(recipe.source)
+    for part in recipe.parts + ((source,) if source is not None else ()):
+        found.extend(_serials(part))
+    return found
+
+
+def place_seeds(cases: List[Traced], seeds: List[Tuple[int, int]]) -> List[int]:
+    """Give each case the last torch.manual_seed called after the case before it was made and
+    before it was begun (a seed before the example, which draws nothing, goes to the case after).
+    Returns the seeds no case can hold: called while a case was made, or after the last one."""
+    unplaced: List[int] = []
+    end = -1  # the last tensor of the cases passed so far
+    pending: Optional[int] = None
+    for case in cases:
+        serials = [s for r in case.recipes.values() for s in _serials(r)]
+        if not serials:
+            continue
+        start, last = min(serials), max(serials)
+        before = [value for made, value in seeds if end < made <= start]
+        if before:
+            pending = before[-1]
+        unplaced += [value for made, value in seeds if start < made <= last]
+        if pending is not None and not case.from_example:
+            case.seed, pending = pending, None
+        end = max(end, last)
+    unplaced += [value for made, value in seeds if made > end]
+    return unplaced + ([pending] if pending is not None else [])
 
 
 @dataclass
@@ -261,17 +315,55 @@ class Run:
     functional: List[Traced]
     performance: Traced
     performance_device: str
+    #: torch.manual_seed values no case holds (see place_seeds), per traced method
+    unplaced_seeds: Dict[str, List[int]] = field(default_factory=dict)
 
 
-def _seeded(instance: Any, method: str, seed: int, device: str) -> Tuple[Any, Optional[str]]:
+@dataclass
+class _Call:
+    result: Any
+    error: Optional[str]
+    seeds: List[Tuple[int, int]]
+
+
+@contextmanager
+def _descriptor_lines(method: Callable, tracer: Tracer) -> Iterator[None]:
+    """Descriptors made meanwhile remember the line of the traced method (names their case)."""
+    names = getattr(method, "__globals__", {})
+    classes = [v for v in names.values() if isinstance(v, type) and v.__name__ in DESCRIPTORS]
+    own = {cls: cls.__dict__.get("__init__") for cls in classes}
+    for cls in classes:
+
+        def init(self, *args, _real=cls.__init__, **kwargs):
+            _real(self, *args, **kwargs)
+            self._chgen_line = tracer._line()
+
+        cls.__init__ = init
+    try:
+        yield
+    finally:
+        for cls, init in own.items():
+            if init is None:
+                del cls.__init__
+            else:
+                cls.__init__ = init
+
+
+def _seeded(instance: Any, method: str, seed: int, device: str) -> _Call:
     instance.device = device
     torch.manual_seed(seed)
-    code = getattr(type(instance), method).__code__
-    with Tracer(code):
-        try:
-            return getattr(instance, method)(), None
-        except Exception as exc:
-            return None, f"{type(exc).__name__}: {exc}"
+    function = getattr(type(instance), method)
+    tracer = Tracer(function.__code__)
+    real = torch.manual_seed
+    torch.manual_seed = tracer.manual_seed(real)
+    try:
+        with tracer, _descriptor_lines(function, tracer):
+            try:
+                return _Call(getattr(instance, method)(), None, tracer.seeds)
+            except Exception as exc:
+                return _Call(None, f"{type(exc).__name__}: {exc}", tracer.seeds)
+    finally:
+        torch.manual_seed = real
 
 
 def run_cases(instance: Any, seed: int = 0) -> Run:
@@ -286,11 +378,10 @@ def run_cases(instance: Any, seed: int = 0) -> Run:
 
 
 def _run_cases(instance: Any, seed: int) -> Run:
-    raw, error = _seeded(instance, "generate_example_test", seed, "cpu")
-    if error:
-        raise ChallengeLoadError(f"generate_example_test failed on the CPU: {error}")
-    if isinstance(raw, list):
-        raw = raw[0]
+    call = _seeded(instance, "generate_example_test", seed, "cpu")
+    if call.error:
+        raise ChallengeLoadError(f"generate_example_test failed on the CPU: {call.error}")
+    raw = call.result[0] if isinstance(call.result, list) else call.result
     example = _traced(raw, set())
 
     example_ids: set = set()
@@ -303,23 +394,51 @@ def _run_cases(instance: Any, seed: int) -> Run:
 
     instance.generate_example_test = tagged
     try:
-        raw_list, error = _seeded(instance, "generate_functional_test", seed + 1, "cpu")
+        call = _seeded(instance, "generate_functional_test", seed + 1, "cpu")
     finally:
         del instance.generate_example_test
-    if error:
-        raise ChallengeLoadError(f"generate_functional_test failed on the CPU: {error}")
+    if call.error:
+        raise ChallengeLoadError(f"generate_functional_test failed on the CPU: {call.error}")
     functional = [
-        _traced(item[0] if isinstance(item, list) else item, example_ids) for item in raw_list
+        _traced(item[0] if isinstance(item, list) else item, example_ids) for item in call.result
     ]
+    unplaced = {"generate_functional_test": place_seeds(functional, call.seeds)}
 
     device = "meta"
-    raw, error = _seeded(instance, "generate_performance_test", seed + 2, "meta")
-    if error:
+    call = _seeded(instance, "generate_performance_test", seed + 2, "meta")
+    if call.error:
         device = "cpu"
-        raw, error = _seeded(instance, "generate_performance_test", seed + 2, "cpu")
-    if error:
-        raise ChallengeLoadError(f"generate_performance_test failed: {error}")
-    if isinstance(raw, list):
-        raw = raw[0]
+        call = _seeded(instance, "generate_performance_test", seed + 2, "cpu")
+    if call.error:
+        raise ChallengeLoadError(f"generate_performance_test failed: {call.error}")
+    raw = call.result[0] if isinstance(call.result, list) else call.result
     instance.device = "cpu"
-    return Run(example, functional, _traced(raw, set()), device)
+    performance = _traced(raw, set())
+    unplaced["generate_performance_test"] = place_seeds([performance], call.seeds)
+    return Run(example, functional, performance, device, unplaced)
+
+
+#: how an output starts before solve: "empty", "zeros" or the number it is filled with
+Start = Union[str, float]
+_ZEROS = {"zeros", "zeros_like", "zero_"}
+
+
+def output_start(recipe: Recipe) -> Optional[Start]:
+    """How a traced output tensor starts, in the spec's prefill words; None when unknown."""
+    while recipe.kind in ("view", "cast") and recipe.parts:
+        recipe = recipe.parts[0]
+    if recipe.kind in ("empty", "out"):
+        return "empty"
+    if recipe.kind == "constant" and isinstance(recipe.args[0], (int, float)):
+        value = recipe.args[0]
+        return "zeros" if value == 0 and recipe.made_by in _ZEROS else float(value)
+    return None
+
+
+def same_start(a: Optional[Start], b: Optional[Start]) -> bool:
+    """zeros and a fill with 0 start the same; an unknown start is not compared."""
+    if a is None or b is None:
+        return True
+    return (0.0 if a == "zeros" else a) == (0.0 if b == "zeros" else b) or (
+        isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b)
+    )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import textwrap
 
 import pytest
@@ -12,7 +13,8 @@ from generator.importer import html as page
 from generator.importer import infer, pyast, writer
 from generator.importer.infer import ParamInfo
 from generator.importer.report import ImportFailure
-from generator.importer.trace import Traced, Tracer, recipe_of
+from generator.importer.trace import Traced, Tracer, output_start, recipe_of, run_cases, same_start
+from generator.resources import template_dir
 
 # ------------------------------------------------------------------------------ the writer
 
@@ -356,3 +358,71 @@ def test_dedented_reference_fixture_parses():
     body = textwrap.dedent(source.reference.body)
     assert "B.copy_(A * math.pi * SCALE)" in body  # an empty body would compile too
     compile(body, "<body>", "exec")
+
+
+# ----------------------------------------------------- seeds, output starts and descriptors
+
+
+def _base_module():
+    """chgen's base class module, for its descriptors (RandTensor, OutTensor)."""
+    path = template_dir() / "core" / "challenge_base.py"
+    spec = importlib.util.spec_from_file_location("chgen_test_challenge_base", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+BASE = _base_module()
+RandTensor, OutTensor = BASE.RandTensor, BASE.OutTensor
+
+
+class PublicHabits:
+    """Cases made as public challenges make them: a seed at the top, a helper, dict literals."""
+
+    device = "cpu"
+
+    def generate_example_test(self):
+        return {"x": torch.tensor([1.0, -1.0]), "out": torch.zeros(2), "N": 2}
+
+    def _case(self, n):
+        return {"x": torch.empty(n).uniform_(-1.0, 1.0), "out": torch.zeros(n), "N": n}
+
+    def generate_functional_test(self):
+        torch.manual_seed(42)
+        tests = [self.generate_example_test(), self._case(4), self._case(8)]
+        torch.manual_seed(5)
+        tests.append({"x": torch.randn(3), "out": torch.empty(3), "N": 3})
+        x = torch.randn(3)
+        torch.manual_seed(6)  # while the case is made: no case can hold it
+        tests.append({"x": x, "out": torch.full((3,), -1.0), "N": 3})
+        return tests
+
+    def generate_performance_test(self):
+        torch.manual_seed(1)  # descriptors are drawn (and seeded) by the runner
+        return {"x": RandTensor((16,), -1.0, 1.0), "out": OutTensor((16,)), "N": 16}
+
+
+def test_seeds_go_to_the_case_made_right_after_them():
+    run = run_cases(PublicHabits())
+    # the example draws nothing: the seed before it is the first drawn case's
+    assert [case.seed for case in run.functional] == [None, 42, None, 5, None]
+    assert run.unplaced_seeds == {
+        "generate_functional_test": [6],
+        "generate_performance_test": [1],
+    }
+
+
+def test_output_starts_are_read_in_the_spec_words():
+    run = run_cases(PublicHabits())
+    starts = [output_start(case.recipes["out"]) for case in run.functional]
+    assert starts == ["zeros", "zeros", "zeros", "empty", -1.0]
+    assert output_start(run.performance.recipes["out"]) == "empty"  # OutTensor
+    assert same_start("zeros", 0.0) and not same_start("zeros", "empty")
+
+
+def test_descriptors_are_known_by_key_and_keep_their_line():
+    run = run_cases(PublicHabits())
+    assert run.performance.described == ["x", "out"]
+    assert run.performance.recipes["x"].kind == "uniform"
+    assert run.performance.recipes["x"].line is not None
+    assert all(case.described == [] for case in run.functional)

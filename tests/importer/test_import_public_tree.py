@@ -54,11 +54,11 @@ STARTER_BREAKS = {
     "hard/15_sorting": "'// data is device pointer' -> chgen '// data is a device pointer'",
     "medium/16_prefix_sum": "starter.triton.py: solve takes (data, output, n)",
     "medium/22_gemm": "'// A, B, and C are device pointers' -> chgen",
+    "medium/72_stream_compaction": "'def solve(A: cute.Tensor, N: cute.Uint32, out: cute.Tensor):'",
 }
 #: refused, with the reason
 REFUSED = {
     "easy/41_simple_inference": "is a torch.nn.Module",
-    "medium/72_stream_compaction": "non-finite out on the example",
     "medium/61_rope_embedding": "literal data of at most 32768",
 }
 #: shapes that are expressions of the sizes, examples of rank 3-4, a rank that differs between
@@ -71,6 +71,21 @@ SHAPES = {
     "medium/105_group_normalization": "[N, C, H, W]",
     "medium/18_sparse_matrix_vector_multiplication": "shapes: {A: [M, N]}",
     "medium/30_batched_matrix_multiplication": "shapes: {",
+}
+#: seeds, output starts and descriptors the spec must carry (lines of the imported spec), and
+#: whether the regenerated challenge.py draws the very same values (no case approximated)
+CONSTRUCTS = {
+    # its reference writes only the selected prefix of out: the example needs zeroed outputs
+    "medium/72_stream_compaction": (["prefill: zeros"], False),
+    # torch.manual_seed(42) at the top of generate_functional_test; descriptors in performance
+    "medium/82_linear_recurrence": (["    seed: 42", "  descriptors: true"], True),
+    # four seeds before four cases; a seed in the performance test
+    "medium/67_moe_topk_gating": (
+        ["    seed: 42", "    seed: 123", "    seed: 456", "  seed: 789", "prefill: zeros"],
+        True,
+    ),
+    # zeroed outputs, but the performance test's OutTensor starts empty
+    "medium/85_lora_linear": (["prefill: zeros", "  prefill: empty", "  descriptors: true"], False),
 }
 STARTERS = ["starter.cu", "starter.cute.py", "starter.jax.py", "starter.pytorch.py"]
 
@@ -116,6 +131,17 @@ def test_what_cannot_be_represented_is_refused(name: str):
     with pytest.raises(ImportFailure) as caught:
         import_challenge(public(name))
     assert REFUSED[name] in str(caught.value)
+
+
+@pytest.mark.parametrize("name", sorted(CONSTRUCTS))
+def test_seeds_output_starts_and_descriptors_are_carried_over(name: str):
+    lines, exact = CONSTRUCTS[name]
+    imported = import_challenge(public(name))
+    spec_lines = imported.spec_text.splitlines()
+    for line in lines:
+        assert line in spec_lines, line
+    assert imported.equivalence.problems(imported.report.approximated) == []
+    assert (imported.equivalence.problems() == []) is exact
 
 
 def test_the_whole_tree_imports_in_one_command(runner, tmp_path: Path):
