@@ -67,11 +67,15 @@ class ChildRun:
         if self.timed_out is not None:
             return f"did not finish within {self.timed_out:g} s and was stopped"
         code = self.returncode
-        if code is not None and code < 0:
+        # bubblewrap reports a child killed by a signal as 128 + the signal's number
+        signum = -code if code is not None and code < 0 else None
+        if self.sandboxed and code is not None and code > 128:
+            signum = code - 128
+        if signum is not None:
             try:
-                name = signal.Signals(-code).name
+                name = signal.Signals(signum).name
             except ValueError:
-                name = f"signal {-code}"
+                name = f"signal {signum}"
             return f"killed the checking process ({name})"
         return f"ended the checking process (exit status {code})"
 
@@ -92,7 +96,7 @@ def _set_limits(limits: Limits) -> None:
             pass
 
 
-def _bwrap_prefix(readable: Sequence[Path]) -> List[str]:
+def _bwrap_prefix(readable: Sequence[Path], workdir: Optional[str] = None) -> List[str]:
     """bubblewrap arguments: the whole filesystem read-only, a private /tmp, nothing shared."""
     prefix = [
         "bwrap",
@@ -106,7 +110,7 @@ def _bwrap_prefix(readable: Sequence[Path]) -> List[str]:
     ]  # fmt: skip
     for path in sorted({str(Path(p).resolve()) for p in readable}):
         prefix += ["--ro-bind-try", path, path]  # what the child reads under /tmp stays visible
-    return prefix + ["--chdir", os.getcwd(), "--"]
+    return prefix + ["--chdir", workdir or os.getcwd(), "--"]
 
 
 @lru_cache(maxsize=1)
@@ -116,7 +120,7 @@ def bwrap_works() -> bool:
         return False
     try:
         done = subprocess.run(
-            _bwrap_prefix([]) + ["true"],
+            _bwrap_prefix([], workdir="/") + ["true"],  # whatever the current folder is
             stdin=subprocess.DEVNULL,
             capture_output=True,
             timeout=30,
