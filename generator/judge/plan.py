@@ -33,6 +33,7 @@ class PlanJob:
     perf: bool = False  # timed under --perf
     functional: bool = True  # baselines are timed only
     timeout: Optional[float] = None
+    memory_limit: Optional[int] = None  # bytes
     target: Optional[str] = None
     artifact: Optional[str] = None  # bundle: the built .so
     build: Optional[Dict[str, Any]] = None  # bundle: the build record
@@ -246,11 +247,13 @@ def plan_from_specs(
 def jobs_from_catalogue(path: Path, device: str) -> List[PlanJob]:
     """Extra files with the verdict each must get (e.g. a catalogue of hostile solutions).
 
-    The YAML names a `challenge` (a plan key) and `cases`: {file, expect, devices, timeout},
-    files relative to the catalogue. On the CPU, CUDA/Mojo/CuTe files that build must end in
-    `built`; entries not meant for `device` are left out."""
+    The YAML names a `challenge` (a plan key) and `cases`: {file, expect, devices, timeout,
+    memory_mib, sandbox}, files relative to the catalogue. On the CPU, CUDA/Mojo/CuTe files that
+    build must end in `built`; entries not meant for `device`, and entries that need the sandbox
+    (`sandbox: true`) where this machine has none, are left out."""
     import yaml
 
+    from generator.judge.sandbox import probe
     from generator.languages import for_file
 
     data = yaml.safe_load(path.read_text(encoding="utf-8"))
@@ -258,6 +261,8 @@ def jobs_from_catalogue(path: Path, device: str) -> List[PlanJob]:
     jobs = []
     for entry in data["cases"]:
         if device not in entry.get("devices", ["cpu", "cuda"]):
+            continue
+        if entry.get("sandbox") and not probe().sandboxed:
             continue
         source = path.parent / entry["file"]
         language = for_file(source.name)
@@ -278,6 +283,7 @@ def jobs_from_catalogue(path: Path, device: str) -> List[PlanJob]:
                 source=str(source),
                 expect=expect,
                 timeout=entry.get("timeout"),
+                memory_limit=int(entry["memory_mib"]) << 20 if entry.get("memory_mib") else None,
             )
         )
     return jobs

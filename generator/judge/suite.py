@@ -29,6 +29,7 @@ class SuiteOptions:
     perf: bool = False
     jobs: int = 2
     timeout: float = 60.0
+    memory_limit: Optional[int] = None  # bytes per solution; None: the judge's default
     seed: int = 0
     #: seeds every solution must also pass (correctness only; timing uses `seed`)
     extra_seeds: List[int] = field(default_factory=list)
@@ -59,6 +60,7 @@ def to_job(pj: PlanJob, plan: Plan, options: SuiteOptions, perf_phase: bool) -> 
         perf=perf_phase,
         functional=not perf_phase,
         timeout=pj.timeout or options.timeout,
+        memory_limit=pj.memory_limit or options.memory_limit,
         seed=options.seed,
         target=target,
         artifact=Path(pj.artifact) if pj.artifact else None,
