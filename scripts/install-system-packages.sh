@@ -1,12 +1,14 @@
 #!/bin/sh
 # System packages the test suite needs: a C compiler (Mojo's link step), headless Chromium for
-# `chgen preview --png`, and a math font. Installs only what is missing.
+# `chgen preview --png`, a math font, and bubblewrap (the judge's sandbox for solutions). Installs
+# only what is missing.
 set -eu
 missing=""
 command -v cc >/dev/null 2>&1 || missing="$missing gcc libc6-dev"
 command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 \
     || missing="$missing chromium"
 [ -e /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || missing="$missing fonts-dejavu-core"
+command -v bwrap >/dev/null 2>&1 || missing="$missing bubblewrap"
 [ -z "$missing" ] && exit 0
 if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
 echo "installing system packages:$missing"

@@ -310,10 +310,24 @@ def run_suite(
             "mojo_build": built_with.get("mojo") or machine_facts().get("mojo"),
             "copy_gbps": copy_bandwidth(rows),
             "prebuilt": str(args.prebuilt) if args.prebuilt else None,
+            "isolation": isolation_facts(),
         },
         "rows": rows,
         "proofs": proofs,
         "summary": result_summary,
+    }
+
+
+def isolation_facts() -> Dict[str, Any]:
+    """Which sandbox and limits the solutions of this run ran under."""
+    from generator.judge.process import FILE_SIZE_LIMIT, PROCESS_LIMIT, default_memory_limit
+    from generator.judge.sandbox import probe
+
+    return {
+        "sandbox": probe().describe(),
+        "memory_limit_bytes": default_memory_limit(),
+        "process_limit": PROCESS_LIMIT,
+        "file_size_limit_bytes": FILE_SIZE_LIMIT,
     }
 
 

@@ -23,7 +23,7 @@ PR_SET_PDEATHSIG = 1
 PR_SET_DUMPABLE = 4
 PR_SET_CHILD_SUBREAPER = 36
 GIB = 1 << 30
-#: Processes and threads (Linux counts both) the solution may run at once, beyond those it starts with.
+#: Processes and threads (Linux counts both) the solution may add to what its user runs.
 PROCESS_LIMIT = 512
 #: Largest file the solution may write (its scratch space is small anyway).
 FILE_SIZE_LIMIT = 256 << 20

@@ -124,6 +124,12 @@ def run_plan(plan: Plan, options: SuiteOptions, cache: Cache) -> List[Dict[str, 
     return [make_row(pj, first.get(pj.id), timed.get(pj.id), pj.id in untimed) for pj in selected]
 
 
+def unsandboxed_exemption(pj: PlanJob, result: Dict[str, Any]) -> bool:
+    """An attack only the sandbox stops (reading files) is not held against an unsandboxed run."""
+    sandbox = str((result.get("env") or {}).get("sandbox", ""))
+    return getattr(pj, "needs_sandbox", False) and sandbox.startswith("unsandboxed")
+
+
 def make_row(
     pj: PlanJob,
     functional: Optional[Dict[str, Any]],
@@ -150,7 +156,9 @@ def make_row(
         "expect": pj.expect,
         "verdict": verdict,
         "message": message,
-        "ok": V.expectation_met(pj.expect, verdict, message) or verdict == V.NOT_RUN,
+        "ok": V.expectation_met(pj.expect, verdict, message)
+        or verdict == V.NOT_RUN
+        or unsandboxed_exemption(pj, main),
         "cases": len(cases),
         "cases_passed": len(passed),
         "skipped": len(main.get("skipped") or []),

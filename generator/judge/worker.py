@@ -2,8 +2,9 @@
 
     python -m generator.judge.worker FD < JOB.json
 
-The job (JSON, on stdin) names the challenge folder, the language, the built artifact, the device and the
-modes to run (`functional`, `perf`, `mutant`, `oracle`, or `compile` for a CuTe compile-check).
+The job (JSON, on stdin) names the challenge folder, the language, the built artifact, the
+device and the modes to run (`functional`, `perf`, `mutant`, `oracle`, or `compile` for a CuTe
+compile-check).
 `functional` runs the job's seed, then any `extra_seeds`; with the plan's `accuracy_floor` each
 functional case of the job's seed also records the floor's errors against the float64 oracle.
 `mutant` runs every functional case of a known mistake, none stopping the job, and records which
