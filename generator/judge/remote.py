@@ -174,6 +174,8 @@ class SolutionProcess:
     def _died(self, where: str) -> None:
         code = self.proc.wait()
         self.kill()
+        if self.mode.sandboxed and code > 128:  # bwrap passes a signal on as 128 + its number
+            code = 128 - code
         if code < 0:
             message = f"worker killed by {_signal_name(-code)} during {where}"
         else:

@@ -158,10 +158,16 @@ class Solver:
         }
 
     def burst(self, request: Dict[str, Any], _: List[int]) -> Dict[str, Any]:
-        """`calls` calls back to back, then a synchronisation: the judge times the round trip."""
+        """`calls` calls back to back, then a synchronisation: the judge times the round trip.
+        With inout tensors each call starts from the case's data (`run: false` times only that
+        restore, which the judge subtracts)."""
         bound = self.solution.bind(self.params, self.values)
+        run = bool(request.get("run", True))
         for _ in range(int(request["calls"])):
-            bound.run()
+            for name, pristine in self.restore_from.items():
+                self.values[name].copy_(pristine)
+            if run:
+                bound.run()
         self.sync()
         return {"ok": True}
 

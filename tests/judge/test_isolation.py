@@ -95,3 +95,18 @@ def test_in_the_sandbox_the_challenge_cannot_be_read():
     done = subprocess.run(argv, capture_output=True, text=True, timeout=120)
     assert done.stdout.strip() == "False", done.stderr
     assert isinstance(mode, Mode)
+
+
+def test_timings_forged_in_the_solutions_process_are_replaced(judge_cache):
+    """The solution patches the timing harness of its own process (scaled add of 2**20 floats,
+    about a millisecond on the CPU): the judge's own clock overrules the reported figure."""
+    from generator.judge.runner import Job, judge
+    from tests.judge.common import HOSTILE, SCALED_ADD
+
+    options = {"budget_s": 0.3, "flush_bytes": 1 << 20, "copy_bytes": 0, "warmup_s": 0.0}
+    job = Job(SCALED_ADD, HOSTILE / "forge_timing.pytorch.py", "pytorch", perf=True)
+    job.perf_options = options
+    result = judge(job, judge_cache)
+    assert result["verdict"] == "pass", result["message"]
+    assert result["perf"]["median_ms"] > 0.01
+    assert "the judge's figure is used" in result["perf"]["note"]
