@@ -105,13 +105,15 @@ def bwrap_argv(
     """`bwrap` up to `--`: system folders and `binds` read-only, `files` (sandbox path: host
     path) read-only, a tmpfs scratch folder and /tmp, the GPU nodes on a GPU."""
     argv = ["bwrap", "--die-with-parent", "--new-session"]
+    argv += ["--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try"]
+    if not device.startswith("cuda"):
+        argv += ["--unshare-ipc"]  # CUDA IPC handles need the IPC namespace they came from
     if os.geteuid() == 0:
         # Privileged bwrap, no user namespace: the solution's process starts as root without
         # capabilities but these two, and drops to nobody before anything else (solver.py).
-        argv += ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts"]
-        argv += ["--unshare-cgroup-try", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
+        argv += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
     else:
-        argv += ["--unshare-all"]
+        argv += ["--unshare-user"]
     for folder in SYSTEM_DIRS:
         argv += ["--ro-bind-try", folder, folder]
     argv += ["--proc", "/proc", "--dev", "/dev"]

@@ -101,10 +101,10 @@ def test_timings_forged_in_the_solutions_process_are_replaced(judge_cache):
     """The solution patches the timing harness of its own process (scaled add of 2**20 floats,
     about a millisecond on the CPU): the judge's own clock overrules the reported figure."""
     from generator.judge.runner import Job, judge
-    from tests.judge.common import HOSTILE, SCALED_ADD
+    from tests.judge.common import FIXTURES, SCALED_ADD
 
     options = {"budget_s": 0.3, "flush_bytes": 1 << 20, "copy_bytes": 0, "warmup_s": 0.0}
-    job = Job(SCALED_ADD, HOSTILE / "forge_timing.pytorch.py", "pytorch", perf=True)
+    job = Job(SCALED_ADD, FIXTURES / "forge_timing.pytorch.py", "pytorch", perf=True)
     job.perf_options = options
     result = judge(job, judge_cache)
     assert result["verdict"] == "pass", result["message"]
