@@ -26,6 +26,8 @@ from generator.judge.process import OutputTail, kill_tree, process_limit, tree_u
 from generator.judge.sandbox import SCRATCH, Mode, bwrap_argv, python_paths, solution_env
 
 POLL_S = 0.05
+#: Seconds between two looks at the tree's resident memory (a scan of /proc).
+MEMORY_POLL_S = 0.25
 
 
 class Stop(Exception):
@@ -67,6 +69,7 @@ class SolutionProcess:
         self.mode = mode
         self.memory_limit = int(job["memory_limit"])
         self.peak_rss = 0
+        self.memory_seen = 0.0
         artifact = Path(job["artifact"])
         inside = f"{SCRATCH}/solution/{artifact.name}"
         self.scratch = Path(tempfile.mkdtemp(prefix="chgen-solution-"))
@@ -159,8 +162,12 @@ class SolutionProcess:
             raise Stop(
                 V.TIMEOUT, f"{where} ran past its {limit:.0f} s limit; the worker was killed"
             )
-        rss, _ = tree_usage(self.proc.pid)
-        self.peak_rss = max(self.peak_rss, rss)
+        if time.monotonic() - self.memory_seen < MEMORY_POLL_S:
+            rss = 0
+        else:
+            self.memory_seen = time.monotonic()
+            rss, _ = tree_usage(self.proc.pid)
+            self.peak_rss = max(self.peak_rss, rss)
         if rss > self.memory_limit:
             self.kill()
             raise Stop(
