@@ -240,12 +240,20 @@ def judge_cmd(
         60.0, "--timeout", help="Seconds one case may take (first-call compilation included)."
     ),
     json_out: Optional[Path] = typer.Option(None, "--json", help="Write the result as JSON."),
-    seed: int = typer.Option(0, "--seed", help="Seed of the random test inputs."),
+    seed: Optional[int] = typer.Option(
+        None, "--seed", help="Seed of the random test inputs (default: a secret one per run)."
+    ),
     arch: Optional[str] = typer.Option(
         None, "--arch", help="CUDA/Mojo target such as sm_90 (default: the GPU's)."
     ),
     rerun: bool = typer.Option(False, "--rerun", help="Ignore cached results."),
     specs_dir: Path = typer.Option(SPECS_DIR, "--specs", help="Where case names are looked up."),
+    memory_limit: Optional[float] = typer.Option(
+        None, "--memory-limit", help="GiB the solution's processes may hold (default: 1/4 of RAM)."
+    ),
+    no_sandbox: bool = typer.Option(
+        False, "--no-sandbox", help="Run the solution without bubblewrap (limits still apply)."
+    ),
 ) -> None:
     """Judge one solution against any LeetGPU-layout challenge; exit 0 only if all cases pass."""
     from generator.judge.commands import CommandError, judge_command
@@ -263,6 +271,8 @@ def judge_cmd(
             rerun=rerun,
             specs_dir=specs_dir,
             console=out,
+            memory_limit=memory_limit,
+            sandbox=not no_sandbox,
         )
     except CommandError as exc:
         fail(f"error: {exc}")

@@ -1,6 +1,7 @@
 #!/bin/sh
 # System packages the test suite needs: a C compiler (Mojo's link step), headless Chromium for
-# `chgen preview --png`, a math font, and bubblewrap (the sandbox spec code runs in). Installs
+# `chgen preview --png`, a math font, and bubblewrap (the sandbox that spec code and solutions
+# run in). Installs
 # only what is missing.
 set -eu
 missing=""

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import hmac
 import json
 import os
 import shutil
@@ -114,18 +115,41 @@ class Cache:
     def run_path(self, key: str) -> Path:
         return self.root / "run" / key[:2] / f"{key}.json"
 
+    def _secret(self) -> bytes:
+        """The key that signs run entries (mode 0600): an entry written by anyone else, e.g. a
+        solution that found the cache, does not verify and is ignored."""
+        path = self.root / "secret"
+        if not path.is_file():
+            self.root.mkdir(parents=True, exist_ok=True)
+            try:
+                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+                with os.fdopen(fd, "wb") as handle:
+                    handle.write(os.urandom(32))
+            except FileExistsError:
+                pass
+        return path.read_bytes()
+
+    def _mac(self, key: str, body: str) -> str:
+        return hmac.new(self._secret(), f"{key}\0{body}".encode(), hashlib.sha256).hexdigest()
+
     def read_run(self, key: str) -> Optional[Dict[str, Any]]:
         path = self.run_path(key)
         if not self.reuse or not path.is_file():
             return None
         try:
-            return json.loads(path.read_text())
-        except (OSError, ValueError):
+            entry = json.loads(path.read_text())
+            body, mac = entry["result"], entry["mac"]
+            if not hmac.compare_digest(mac, self._mac(key, body)):
+                return None
+            return json.loads(body)
+        except (OSError, ValueError, KeyError, TypeError):
             return None
 
     def write_run(self, key: str, result: Dict[str, Any]) -> None:
+        """Only the parent writes here, from the result it read over the worker's pipe."""
         path = self.run_path(key)
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(path.name + f".{os.getpid()}.{threading.get_ident()}.tmp")
-        tmp.write_text(json.dumps(result, default=str))
+        body = json.dumps(result, default=str)
+        tmp.write_text(json.dumps({"result": body, "mac": self._mac(key, body)}))
         os.replace(tmp, path)

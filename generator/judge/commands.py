@@ -45,14 +45,16 @@ def judge_command(
     perf: bool,
     timeout: float,
     json_out: Optional[Path],
-    seed: int,
+    seed: Optional[int],
     arch: Optional[str],
     rerun: bool,
     specs_dir: Path,
     console: Any,
+    memory_limit: Optional[float] = None,
+    sandbox: bool = True,
 ) -> int:
     from generator.judge.plan import case_names_from_spec
-    from generator.judge.runner import Job, judge
+    from generator.judge.runner import Job, judge, random_seed
     from generator.judge.toolchains import target_for
     from generator.languages import for_file, suffixes
 
@@ -65,6 +67,8 @@ def judge_command(
         raise CommandError(f"{solution.name}: unknown language; name it one of {suffixes()}")
     if timeout <= 0:
         raise CommandError("--timeout must be positive")
+    if memory_limit is not None and memory_limit <= 0:
+        raise CommandError("--memory-limit must be positive (GiB)")
     device = _device(device)
     spec = specs_dir / f"{challenge_dir.resolve().name}.yaml"
     job = Job(
@@ -74,9 +78,11 @@ def judge_command(
         device=device,
         perf=perf,
         timeout=timeout,
-        seed=seed,
+        seed=random_seed() if seed is None else seed,
         target=target_for(language.key, arch if language.native else None),
         case_names=case_names_from_spec(spec) if spec.is_file() else None,
+        memory_limit=int(memory_limit * 2**30) if memory_limit else None,
+        sandbox=sandbox,
     )
     result = judge(job, Cache(reuse=not rerun))
     print_result(result, console)
@@ -304,10 +310,24 @@ def run_suite(
             "mojo_build": built_with.get("mojo") or machine_facts().get("mojo"),
             "copy_gbps": copy_bandwidth(rows),
             "prebuilt": str(args.prebuilt) if args.prebuilt else None,
+            "isolation": isolation_facts(),
         },
         "rows": rows,
         "proofs": proofs,
         "summary": result_summary,
+    }
+
+
+def isolation_facts() -> Dict[str, Any]:
+    """Which sandbox and limits the solutions of this run ran under."""
+    from generator.judge.process import FILE_SIZE_LIMIT, PROCESS_LIMIT, default_memory_limit
+    from generator.judge.sandbox import probe
+
+    return {
+        "sandbox": probe().describe(),
+        "memory_limit_bytes": default_memory_limit(),
+        "process_limit": PROCESS_LIMIT,
+        "file_size_limit_bytes": FILE_SIZE_LIMIT,
     }
 
 

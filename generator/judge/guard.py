@@ -13,7 +13,7 @@ is an out-of-bounds write, reported with its offset from the tensor's start or e
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, List, Optional
+from typing import Any, Dict, List, Optional
 
 import torch
 
@@ -40,7 +40,14 @@ class Violation:
 
 
 class GuardedTensor:
-    def __init__(self, name: str, source: torch.Tensor, band: int, generator: torch.Generator):
+    def __init__(
+        self,
+        name: str,
+        source: torch.Tensor,
+        band: int,
+        generator: torch.Generator,
+        arena: Optional[Any] = None,
+    ):
         if band % 256:
             raise ValueError("the band must be a multiple of 256 bytes")
         self.name = name
@@ -50,7 +57,12 @@ class GuardedTensor:
         self.front = torch.randint(0, 256, (band,), dtype=torch.uint8, generator=generator)
         self.back = torch.randint(0, 256, (band,), dtype=torch.uint8, generator=generator)
         self.front, self.back = self.front.to(device), self.back.to(device)
-        self.buffer = torch.empty(2 * band + self.nbytes, dtype=torch.uint8, device=device)
+        size = 2 * band + self.nbytes
+        if arena is None:
+            self.buffer = torch.empty(size, dtype=torch.uint8, device=device)
+        else:  # shared with the solution's process
+            self.buffer = arena.allocate(size)[:size]
+            self.buffer_index = len(arena.buffers) - 1
         self.buffer[:band].copy_(self.front)
         self.buffer[band + self.nbytes :].copy_(self.back)
         data = self.buffer[band : band + self.nbytes]
@@ -80,18 +92,36 @@ class GuardedArgs:
         values: Dict[str, object],
         seed: int,
         band: int = DEFAULT_BAND,
+        arena: Optional[Any] = None,
     ):
         generator = torch.Generator().manual_seed(seed)
+        self.arena = arena
         self.guards: Dict[str, GuardedTensor] = {}
         self.values: Dict[str, object] = {}
         for p in params:
             value = values[p.name]
             if isinstance(value, torch.Tensor):
-                guard = GuardedTensor(p.name, value, band, generator)
+                guard = GuardedTensor(p.name, value, band, generator, arena)
                 self.guards[p.name] = guard
                 self.values[p.name] = guard.tensor
             else:
                 self.values[p.name] = value
+
+    def describe(self) -> Dict[str, Any]:
+        """What the solution's process needs to map the arguments: buffers, views, scalars."""
+        from generator.judge.shared import describe_tensor
+
+        views = {
+            name: describe_tensor(guard.buffer_index, guard.band, guard.tensor)
+            for name, guard in self.guards.items()
+        }
+        scalars = {k: v for k, v in self.values.items() if k not in self.guards}
+        for name, value in scalars.items():
+            if not isinstance(value, (int, float, bool)):
+                raise TypeError(
+                    f"{name}: a {type(value).__name__} cannot be passed to the solution"
+                )
+        return {"buffers": self.arena.buffers, "tensors": views, "scalars": scalars}
 
     def violations(self) -> List[Violation]:
         return [v for guard in self.guards.values() for v in guard.violations()]

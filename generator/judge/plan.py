@@ -33,6 +33,9 @@ class PlanJob:
     perf: bool = False  # timed under --perf
     functional: bool = True  # baselines are timed only
     timeout: Optional[float] = None
+    memory_limit: Optional[int] = None  # bytes
+    #: the expectation holds only in the sandbox (it hides files); judged where the plan runs
+    needs_sandbox: bool = False
     target: Optional[str] = None
     artifact: Optional[str] = None  # bundle: the built .so
     build: Optional[Dict[str, Any]] = None  # bundle: the build record
@@ -246,9 +249,10 @@ def plan_from_specs(
 def jobs_from_catalogue(path: Path, device: str) -> List[PlanJob]:
     """Extra files with the verdict each must get (e.g. a catalogue of hostile solutions).
 
-    The YAML names a `challenge` (a plan key) and `cases`: {file, expect, devices, timeout},
-    files relative to the catalogue. On the CPU, CUDA/Mojo/CuTe files that build must end in
-    `built`; entries not meant for `device` are left out."""
+    The YAML names a `challenge` (a plan key) and `cases`: {file, expect, devices, timeout,
+    memory_mib, sandbox}, files relative to the catalogue. On the CPU, CUDA/Mojo/CuTe files that
+    build must end in `built`; entries not meant for `device` are left out. An entry with
+    `sandbox: true` is only held to its expectation where solutions run sandboxed."""
     import yaml
 
     from generator.languages import for_file
@@ -278,6 +282,8 @@ def jobs_from_catalogue(path: Path, device: str) -> List[PlanJob]:
                 source=str(source),
                 expect=expect,
                 timeout=entry.get("timeout"),
+                memory_limit=int(entry["memory_mib"]) << 20 if entry.get("memory_mib") else None,
+                needs_sandbox=bool(entry.get("sandbox")),
             )
         )
     return jobs

@@ -117,6 +117,7 @@ def markdown(report: Dict[str, Any]) -> str:
         *((lang.title, _versions_of(lang, packages)) for lang in LANGUAGES),
         ("Mojo (build)", meta.get("mojo_build")),
         ("Copy bandwidth", meta.get("copy_gbps") and f"{meta['copy_gbps']:.0f} GB/s"),
+        ("Solutions ran", (meta.get("isolation") or {}).get("sandbox")),
     ]
     lines += [f"- {name}: {value}" for name, value in facts if value]
     seeds = meta.get("seeds") or []

@@ -1,10 +1,11 @@
 """The parent side: build (cached), start a worker per solution, watch it, classify how it ended.
 
-The parent never imports torch or the challenge. It reads the worker's result file while waiting:
-that file names the running phase, when it began and how long it may take, so a hung case is
-killed (its whole process group) and reported as a timeout of that case. A worker that dies without
-a final verdict is a crash: by signal (SIGSEGV, SIGABRT, ...) or by an unexpected exit, including
-`os._exit` called by the solution.
+The parent never imports torch or the challenge. The worker (which never loads the solution)
+reports over a pipe only the parent and the worker hold, one JSON line per update naming the
+running phase, its case and its limit; the parent times each phase on its own clock and, past the
+limit plus a grace (the worker enforces the limit itself first), kills the whole process tree,
+descendants that left the session included. A worker that dies without a final verdict is a
+crash. The job travels on the worker's stdin, so no file in a shared folder holds its seed.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import secrets
+import select
 import signal
 import subprocess
 import sys
@@ -23,6 +26,8 @@ from typing import Any, Dict, List, Optional
 
 from generator.judge import verdicts as V
 from generator.judge.cache import PACKAGE_ROOT, Cache, fields_fingerprint, file_sha, key_of
+from generator.judge.process import default_memory_limit, kill_tree
+from generator.judge.sandbox import probe
 from generator.judge.toolchains import MOJO_ENV, gpus, package_versions, tool_version
 from generator.languages import BY_KEY
 from generator.languages.base import BuildError
@@ -31,6 +36,14 @@ from generator.resources import package_fingerprint
 #: Largest case (total tensor elements) an interpreter (Triton's) is given on the CPU.
 INTERPRETER_MAX_ELEMENTS = 100_000
 LOG_TAIL = 3000
+#: Seconds the parent gives the worker beyond a phase's limit (the worker enforces it first).
+GRACE_S = 30.0
+_SAID_UNSANDBOXED = False
+
+
+def random_seed() -> int:
+    """A run's secret seed: drawn per run unless the caller fixes one."""
+    return secrets.randbelow(2**31 - 16)
 
 
 @dataclass
@@ -60,6 +73,8 @@ class Job:
     accuracy_floor: Optional[Dict[str, Any]] = None  # the spec's floor (plan JSON)
     mutant: bool = False  # a known mistake: every functional case, none stopping the job
     reference: bool = False  # the challenge's reference against `oracle`; no solution is loaded
+    memory_limit: Optional[int] = None  # bytes, the solution's process tree; None: the default
+    sandbox: bool = True  # bubblewrap where the system has it
 
 
 @dataclass
@@ -279,10 +294,19 @@ def _run(job: Job, artifact: Path, cache: Cache) -> Dict[str, Any]:
     return result
 
 
+def sandbox_mode(job: Job) -> Any:
+    """The sandbox this machine gives solutions; "unsandboxed" is said once per process."""
+    global _SAID_UNSANDBOXED
+    mode = probe(job.sandbox)
+    if not mode.sandboxed and not _SAID_UNSANDBOXED:
+        _SAID_UNSANDBOXED = True
+        print(f"chgen judge: {mode.describe()}; the limits still apply", file=sys.stderr)
+    return mode
+
+
 def run_worker(job: Job, artifact: Path, modes: List[str]) -> Dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="chgen-judge-") as tmp:
         rundir = Path(tmp)
-        result_path = rundir / "result.json"
         payload = {
             "challenge_dir": str(job.challenge_dir.resolve()),
             "language": job.language,
@@ -303,22 +327,28 @@ def run_worker(job: Job, artifact: Path, modes: List[str]) -> Dict[str, Any]:
             "extra_seeds": job.extra_seeds,
             "oracle": job.oracle,
             "accuracy_floor": job.accuracy_floor,
-            "result_path": str(result_path),
+            "memory_limit": job.memory_limit or default_memory_limit(),
+            "sandbox": dataclasses.asdict(sandbox_mode(job)),
         }
-        job_path = rundir / "job.json"
-        job_path.write_text(json.dumps(payload, indent=1))
+        read_fd, write_fd = os.pipe()
         with open(rundir / "stdout.log", "wb") as out, open(rundir / "stderr.log", "wb") as err:
             proc = subprocess.Popen(
-                [sys.executable, "-m", "generator.judge.worker", str(job_path)],
+                [sys.executable, "-m", "generator.judge.worker", str(write_fd)],
                 cwd=str(rundir),
                 env=worker_env(job, modes),
-                stdin=subprocess.DEVNULL,
+                stdin=subprocess.PIPE,
                 stdout=out,
                 stderr=err,
+                pass_fds=[write_fd],
                 start_new_session=True,
             )
-            killed = _watch(proc, result_path, job.startup_timeout)
-        state = _read(result_path) or {}
+            os.close(write_fd)
+            try:
+                proc.stdin.write(json.dumps(payload).encode())
+                proc.stdin.close()
+            except OSError:
+                pass
+            state, killed = _watch(proc, read_fd, job.startup_timeout)
         logs = _tail(rundir / "stderr.log") + _tail(rundir / "stdout.log")
         result = result_for(job, V.CRASH, "")
         for name in ("cases", "skipped", "seeds", "perf", "env"):
@@ -344,43 +374,38 @@ def run_worker(job: Job, artifact: Path, modes: List[str]) -> Dict[str, Any]:
         return result
 
 
-def _watch(proc: subprocess.Popen, result_path: Path, startup_timeout: float) -> Optional[float]:
-    """Wait for the worker; kill its process group when the running phase overstays its limit.
-
-    Returns the limit that was exceeded, or None when the worker ended by itself."""
-    started = time.time()
-    killed = None
+def _watch(proc: subprocess.Popen, read_fd: int, startup_timeout: float) -> tuple:
+    """Read the worker's updates until its pipe closes; kill its tree when a phase overstays its
+    limit plus GRACE_S on this process's clock. Returns (last state, the limit exceeded or None)."""
+    state: Dict[str, Any] = {}
+    since, limit = time.monotonic(), startup_timeout
+    buffer, killed = b"", None
     while True:
-        try:
-            proc.wait(timeout=0.2)
-            break
-        except subprocess.TimeoutExpired:
-            pass
-        state = _read(result_path)
-        since, limit = started, startup_timeout
-        if state and state.get("since") and state.get("limit"):
-            since, limit = float(state["since"]), float(state["limit"])
-        if time.time() - since > limit:
+        ready, _, _ = select.select([read_fd], [], [], 0.2)
+        if ready:
+            data = os.read(read_fd, 1 << 16)
+            if not data:
+                break
+            buffer += data
+            *lines, buffer = buffer.split(b"\n")
+            for line in lines:
+                try:
+                    update = json.loads(line)
+                except ValueError:
+                    continue
+                if update.get("since") != state.get("since") or update.get("phase") != state.get(
+                    "phase"
+                ):
+                    since = time.monotonic()
+                state = update
+                limit = float(state.get("limit") or startup_timeout)
+        if time.monotonic() - since > limit + GRACE_S:
             killed = limit
-            _kill_group(proc)
-            proc.wait()
             break
-    _kill_group(proc)  # children a solution left behind
-    return killed
-
-
-def _kill_group(proc: subprocess.Popen) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
-def _read(path: Path) -> Optional[Dict[str, Any]]:
-    try:
-        return json.loads(path.read_text())
-    except (OSError, ValueError):
-        return None
+    os.close(read_fd)
+    kill_tree(proc.pid)
+    proc.wait()
+    return state, killed
 
 
 def _where(state: Dict[str, Any]) -> str:

@@ -29,6 +29,7 @@ class SuiteOptions:
     perf: bool = False
     jobs: int = 2
     timeout: float = 60.0
+    memory_limit: Optional[int] = None  # bytes per solution; None: the judge's default
     seed: int = 0
     #: seeds every solution must also pass (correctness only; timing uses `seed`)
     extra_seeds: List[int] = field(default_factory=list)
@@ -59,6 +60,7 @@ def to_job(pj: PlanJob, plan: Plan, options: SuiteOptions, perf_phase: bool) -> 
         perf=perf_phase,
         functional=not perf_phase,
         timeout=pj.timeout or options.timeout,
+        memory_limit=pj.memory_limit or options.memory_limit,
         seed=options.seed,
         target=target,
         artifact=Path(pj.artifact) if pj.artifact else None,
@@ -122,6 +124,12 @@ def run_plan(plan: Plan, options: SuiteOptions, cache: Cache) -> List[Dict[str, 
     return [make_row(pj, first.get(pj.id), timed.get(pj.id), pj.id in untimed) for pj in selected]
 
 
+def unsandboxed_exemption(pj: PlanJob, result: Dict[str, Any]) -> bool:
+    """An attack only the sandbox stops (reading files) is not held against an unsandboxed run."""
+    sandbox = str((result.get("env") or {}).get("sandbox", ""))
+    return getattr(pj, "needs_sandbox", False) and sandbox.startswith("unsandboxed")
+
+
 def make_row(
     pj: PlanJob,
     functional: Optional[Dict[str, Any]],
@@ -148,7 +156,9 @@ def make_row(
         "expect": pj.expect,
         "verdict": verdict,
         "message": message,
-        "ok": V.expectation_met(pj.expect, verdict, message) or verdict == V.NOT_RUN,
+        "ok": V.expectation_met(pj.expect, verdict, message)
+        or verdict == V.NOT_RUN
+        or unsandboxed_exemption(pj, main),
         "cases": len(cases),
         "cases_passed": len(passed),
         "skipped": len(main.get("skipped") or []),

@@ -12,6 +12,7 @@ CRASH = "crash"
 TIMEOUT = "timeout"
 OUT_OF_BOUNDS = "out_of_bounds"
 INPUT_MODIFIED = "input_modified"
+MEMORY_LIMIT = "memory_limit"
 #: Not verdicts on a solution: it compiled but this machine cannot run it (no GPU), the judge
 #: itself could not do its work (missing toolchain, broken challenge tree), or the run's deadline
 #: came first.
@@ -28,6 +29,7 @@ MEANING: Dict[str, str] = {
     TIMEOUT: "a case (or the start-up) ran past its time limit; the worker was killed",
     OUT_OF_BOUNDS: "a write landed in a canary band just before or after a tensor",
     INPUT_MODIFIED: "an input tensor differs after the call",
+    MEMORY_LIMIT: "the solution's processes held more memory than the limit; they were killed",
     BUILT: "compiled; not run because this device cannot run the language",
     JUDGE_ERROR: "the judge could not judge (missing toolchain, bad challenge tree)",
     NOT_RUN: "not run: the run's deadline had passed",

@@ -1,22 +1,22 @@
 """The worker: judges one solution in a process of its own.
 
-    python -m generator.judge.worker JOB.json
+    python -m generator.judge.worker FD < JOB.json
 
-The job (JSON) names the challenge folder, the language, the built artifact, the device and the
-modes to run (`functional`, `perf`, `mutant`, `oracle`, or `compile` for a CuTe compile-check).
+The job (JSON, on stdin) names the challenge folder, the language, the built artifact, the
+device and the modes to run (`functional`, `perf`, `mutant`, `oracle`, or `compile` for a CuTe
+compile-check).
 `functional` runs the job's seed, then any `extra_seeds`; with the plan's `accuracy_floor` each
 functional case of the job's seed also records the floor's errors against the float64 oracle.
 `mutant` runs every functional case of a known mistake, none stopping the job, and records which
 cases catch it and by how much. `oracle` loads no solution: it measures the challenge's reference
-against the float64 oracle on every functional case. The result is a JSON
-file that is rewritten (atomically) at every phase: it always says which phase and case are running
-and since when, so the parent can kill a hung worker and still name the case, and a worker killed by
-a signal or a stray `os._exit` still leaves the cases it finished. Only this process imports torch,
-the challenge and the solution; a crash or a hang costs this solution only, and the next solution
-starts with a fresh CUDA context.
+against the float64 oracle on every functional case.
 
-Solutions run in this process, so `except BaseException` is deliberate where they are called: a
-`sys.exit()` or a KeyboardInterrupt raised by a solution is that solution's runtime error.
+This process never loads the solution: it generates the cases, runs the reference, and hands the
+solution's process (`solver.py`, sandboxed where possible) only the guarded buffers, shared; it
+checks bands, inputs and outputs on those buffers itself. Its report goes to the parent over the
+pipe FD (the solution's process does not hold it), one JSON line per update, naming the running
+phase and case and their limit, so the parent can kill a hung worker (a backstop: this process
+enforces each limit on its own clock) and a worker that dies still leaves the cases it finished.
 """
 
 from __future__ import annotations
@@ -30,15 +30,16 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 from generator.judge import verdicts as V
+from generator.judge.remote import Stop
 
 MAX_DETAIL = 6000
 
 
 class ResultFile:
-    """The worker's report, rewritten atomically so the parent never reads half a file."""
+    """The worker's report: the whole state, one JSON line per update, on the parent's pipe."""
 
-    def __init__(self, path: Path):
-        self.path = path
+    def __init__(self, fd: int):
+        self.stream = os.fdopen(fd, "w", buffering=1)
         self.data: Dict[str, Any] = {
             "done": False,
             "cases": [],
@@ -52,23 +53,17 @@ class ResultFile:
         self.write()
 
     def write(self) -> None:
-        tmp = self.path.with_name(self.path.name + ".tmp")
-        tmp.write_text(json.dumps(self.data, default=str))
-        os.replace(tmp, self.path)
+        try:
+            self.stream.write(json.dumps(self.data, default=str) + "\n")
+            self.stream.flush()
+        except OSError:
+            pass  # the parent is gone
 
     def finish(self, verdict: str, message: str = "", detail: str = "") -> None:
         self.data.update(
             {"done": True, "verdict": verdict, "message": message, "detail": detail[-MAX_DETAIL:]}
         )
         self.write()
-
-
-class Stop(Exception):
-    """A verdict other than pass ends the job."""
-
-    def __init__(self, verdict: str, message: str, detail: str = ""):
-        super().__init__(message)
-        self.verdict, self.message, self.detail = verdict, message, detail
 
 
 def _describe(exc: BaseException) -> str:
@@ -131,6 +126,8 @@ class Judge:
             except Exception as exc:
                 raise Stop(V.JUDGE_ERROR, f"oracle: {_describe(exc)}", _traceback(exc)) from None
         self.floor: Optional[Dict[str, Any]] = job.get("accuracy_floor")
+        self.solution: Any = None
+        self.arena: Any = None
         result.data["env"] = self._env()
 
     def _env(self) -> Dict[str, Any]:
@@ -148,20 +145,26 @@ class Judge:
 
     # ---------------------------------------------------------------------------- loading
     def load(self) -> Any:
-        from generator.toolchain.errors import BuildError, CannotJudge
+        """Start the solution's process and load the solution there (never here)."""
+        from generator.judge.remote import SolutionProcess
+        from generator.judge.sandbox import Mode
 
         self._check_arch()
-        artifact = Path(self.job["artifact"])
+        mode = Mode(**self.job["sandbox"])
+        self.result.data["env"]["sandbox"] = mode.describe()
+        self.result.data["env"]["memory_limit"] = int(self.job["memory_limit"])
         try:
-            return self.language.load(artifact, self.params)
-        except BuildError as exc:
-            raise Stop(V.BUILD_ERROR, _first_line(exc), str(exc)) from None
-        except CannotJudge as exc:
-            raise Stop(V.JUDGE_ERROR, str(exc)) from None
-        except SyntaxError as exc:
-            raise Stop(V.BUILD_ERROR, _describe(exc), _traceback(exc)) from None
-        except BaseException as exc:  # noqa: B036 - see the module note
-            raise Stop(V.RUNTIME_ERROR, f"loading failed: {_describe(exc)}", _traceback(exc))
+            self.solution = SolutionProcess(self.job, self.params, mode)
+        except Stop as stop:
+            if stop.verdict == V.TIMEOUT:
+                raise
+            if stop.verdict == V.CRASH:
+                raise Stop(V.JUDGE_ERROR, f"the solution's process did not start: {stop.message}",
+                           stop.detail) from None  # fmt: skip
+            raise
+        limit = float(self.job.get("startup_timeout", 300))
+        self.solution.request({"op": "load"}, limit, "load")
+        return self.solution
 
     def _check_arch(self) -> None:
         target = self.job.get("target")
@@ -185,21 +188,37 @@ class Judge:
             raise Stop(V.JUDGE_ERROR, f"reference_impl: {_describe(exc)}", _traceback(exc))
         return {p.name: copies[p.name] for p in self.params if p.is_tensor and p.direction != "in"}
 
-    def call(self, solution: Any, values: Dict[str, Any]) -> None:
-        from generator.toolchain.errors import BuildError, CannotJudge, ReturnMismatch
+    @staticmethod
+    def _where(label: str) -> str:
+        return f"case {label}"
 
+    def guarded(self, values: Dict[str, Any], seed: int) -> Any:
+        """The case's tensors in fresh shared buffers with canary bands; the previous case's
+        buffers are released (by the solution's process first)."""
+        from generator.judge.guard import GuardedArgs
+        from generator.judge.shared import Arena
+
+        self.release()
+        self.arena = Arena(self.device)
+        return GuardedArgs(self.params, values, seed, self.band, self.arena)
+
+    def release(self) -> None:
+        arena = getattr(self, "arena", None)
+        if arena is not None:
+            if getattr(self, "solution", None) is not None:
+                self.solution.request({"op": "release"}, self.timeout, "release")
+            arena.close()
+            self.arena = None
+
+    def call(
+        self, solution: Any, guarded: Any, where: str, extra: Optional[Dict[str, Any]] = None
+    ) -> None:
+        """One call in the solution's process; it only says done (or what went wrong)."""
         try:
-            self.language.call(solution, self.params, values)
-            self.sync()
-        except ReturnMismatch as exc:
-            raise Stop(V.WRONG_ANSWER, str(exc)) from None
-        except BuildError as exc:
-            raise Stop(V.BUILD_ERROR, _first_line(exc), str(exc)) from None
-        except CannotJudge as exc:
+            request = {"op": "case", **guarded.describe(), **(extra or {})}
+        except TypeError as exc:
             raise Stop(V.JUDGE_ERROR, str(exc)) from None
-        except BaseException as exc:  # noqa: B036 - see the module note
-            prefix = "GPU error: " if _gpu_error(exc) else ""
-            raise Stop(V.RUNTIME_ERROR, prefix + _describe(exc), _traceback(exc)) from None
+        solution.request(request, self.timeout, where, self.arena.fds)
 
     def check(self, guarded: Any, pristine: Dict[str, Any], expected: Dict[str, Any]) -> Any:
         """Bands, then inputs, then outputs; returns the output report when all is well."""
@@ -238,8 +257,6 @@ class Judge:
         """Judge one call; returns (report entry, guarded arguments, expected outputs).
 
         The entry goes to the report's cases, or to `into` (the runs of other seeds)."""
-        from generator.judge.guard import GuardedArgs
-
         seed = self.seed if seed is None else seed
         label = case.name if seed == self.seed else f"{case.name} (seed {seed})"
         self.result.progress("case", self.timeout, label)
@@ -248,9 +265,9 @@ class Judge:
         (self.result.data["cases"] if into is None else into).append(entry)
         try:
             expected = self.reference(case.values)
-            guarded = GuardedArgs(self.params, case.values, seed, self.band)
+            guarded = self.guarded(case.values, seed)
             self.sync()
-            self.call(solution, guarded.values)
+            self.call(solution, guarded, self._where(label))
             report = self.check(guarded, case.values, expected)
         except Stop as stop:
             entry.update({"verdict": stop.verdict, "message": stop.message})
@@ -345,7 +362,6 @@ class Judge:
     def mutant_case(self, solution: Any, case: Any) -> Dict[str, Any]:
         """A case catches a mutant when an output's error/tolerance exceeds 1, the call raises,
         an output is left at its pre-fill, or the guards or inputs were disturbed."""
-        from generator.judge.guard import GuardedArgs
         from generator.judge.oracle import encode, left_prefill, tolerance_ratio
 
         self.result.progress("case", self.timeout, case.name)
@@ -353,10 +369,10 @@ class Judge:
         entry: Dict[str, Any] = {"name": case.name, "elements": case.elements()}
         self.result.data["cases"].append(entry)
         expected = self.reference(case.values)
-        guarded = GuardedArgs(self.params, case.values, self.seed, self.band)
+        guarded = self.guarded(case.values, self.seed)
         self.sync()
         try:
-            self.call(solution, guarded.values)
+            self.call(solution, guarded, self._where(case.name))
         except Stop as stop:
             if stop.verdict != V.RUNTIME_ERROR:
                 raise
@@ -451,24 +467,23 @@ class Judge:
         """Without a GPU: compiled for the target on the example's (CPU) tensors, nothing is
         run (CuTe DSL, TileLang)."""
         from generator.judge.cases import example_and_functional
-        from generator.judge.guard import GuardedArgs
-        from generator.toolchain.errors import BuildError, CannotJudge
 
         self.result.progress("compile", self.timeout, "example")
         case = example_and_functional(self.challenge, self.params, self.seed)[0]
-        guarded = GuardedArgs(self.params, case.values, self.seed, self.band)
+        guarded = self.guarded(case.values, self.seed)
         try:
-            self.language.compile_only(solution, self.params, guarded.values)
-        except BuildError as exc:
-            raise Stop(V.BUILD_ERROR, _first_line(exc), str(exc)) from None
-        except CannotJudge as exc:
-            raise Stop(V.JUDGE_ERROR, str(exc)) from None
-        except BaseException as exc:  # noqa: B036 - see the module note
-            raise Stop(V.BUILD_ERROR, _describe(exc), _traceback(exc)) from None
+            self.call(solution, guarded, "compile (example)", {"compile_only": True})
+        except Stop as stop:
+            if stop.verdict == V.RUNTIME_ERROR:  # cute.compile raising is the source's fault
+                stop.verdict = V.BUILD_ERROR
+            raise
 
     def perf(self, solution: Any) -> None:
+        """The performance case, judged; then timed in the solution's process (CUDA events must
+        be recorded where the kernels are queued), with the judge's own clock as a bound."""
         from generator.judge.cases import performance
-        from generator.judge.timing import PerfOptions, time_solution
+        from generator.judge.shared import Arena
+        from generator.judge.timing import PerfOptions, PerfReport, copy_bandwidth
 
         options = PerfOptions.from_json(self.job.get("perf_options"))
         self.result.progress("performance setup", max(self.timeout, 300.0), "performance")
@@ -480,38 +495,76 @@ class Judge:
         min_bytes = self.job.get("min_bytes") or self.tensor_traffic(case.values)
         limit = 3 * options.budget_s + 2 * self.timeout + 120
         self.result.progress("timing", limit, "performance")
-        inouts = [p.name for p in self.params if p.is_tensor and p.direction == "inout"]
-
-        def restore() -> None:
-            """inout tensors start every timed call from the case's data."""
-            for name in inouts:
-                guarded.values[name].copy_(case.values[name])
-
-        try:
-            bound = solution.bind(self.params, guarded.values)
-            isolate = self.language.own_streams
-            report = time_solution(
-                bound.run, self.device, options, min_bytes, isolate, restore if inouts else None
-            )
-            # One more call from the case's data, checked: outputs accumulated over the timed
-            # calls, or state kept between calls, show up here.
-            restore()
-            self.sync()
-            bound.run()
-            bound.finish()
-            self.sync()
-        except BaseException as exc:  # noqa: B036 - see the module note
-            prefix = "GPU error: " if _gpu_error(exc) else ""
-            raise Stop(V.RUNTIME_ERROR, prefix + _describe(exc), _traceback(exc)) from None
-        perf = report.to_json()
-        perf["min_bytes_from"] = "spec" if self.job.get("min_bytes") else "tensor sizes"
-        self.result.data["perf"] = perf
+        pristine = Arena(self.device)
+        restore = self.pristine_inouts(pristine, case.values)
+        request = {"op": "time", "options": options.__dict__}
+        request.update({"restore": restore, "restore_buffers": pristine.buffers})
+        started = time.monotonic()
+        reply = solution.request(request, limit, "timing", pristine.fds)
+        wall_s = time.monotonic() - started
         try:
             self.check(guarded, case.values, expected)
         except Stop as stop:
-            stop.message = f"after {report.timing.reps + 1} calls: {stop.message}"
+            reps = len(reply.get("samples_ms") or [])
+            stop.message = f"after {reps + 1} calls: {stop.message}"
             entry.update({"verdict": stop.verdict, "message": stop.message})
             raise
+        timing, note = self.bounded_timing(solution, reply, wall_s)
+        report = PerfReport(timing, copy_bandwidth(self.device, options), min_bytes, note)
+        report.isolated = self.language.own_streams
+        perf = report.to_json()
+        perf["min_bytes_from"] = "spec" if self.job.get("min_bytes") else "tensor sizes"
+        self.result.data["perf"] = perf
+
+    def pristine_inouts(self, arena: Any, values: Dict[str, Any]) -> Dict[str, Any]:
+        """inout tensors start every timed call from the case's data: copies, shared."""
+        from generator.judge.shared import describe_tensor
+
+        views = {}
+        for p in self.params:
+            if p.is_tensor and p.direction == "inout":
+                source = values[p.name]
+                nbytes = source.numel() * source.element_size()
+                data = arena.allocate(nbytes)[:nbytes]
+                data.view(source.dtype).view(source.shape).copy_(source)
+                views[p.name] = describe_tensor(len(arena.buffers) - 1, 0, source)
+        return views
+
+    def bounded_timing(self, solution: Any, reply: Dict[str, Any], wall_s: float) -> tuple:
+        """The solution's process reports its samples; they must fit in the wall time the judge
+        saw, and their median may not undercut calls timed from here (back to back, then a
+        synchronisation, round trip less an empty request's; the fastest of three) by more than
+        half and 50 us."""
+        from generator.judge.timing import Timing
+
+        try:
+            samples = [float(x) for x in reply["samples_ms"]][:100_000]
+            timing = Timing(samples, str(reply["clock"]), bool(reply["converged"]),
+                            float(reply["seconds"]))  # fmt: skip
+            note = str(reply.get("note", ""))[:500]
+        except (KeyError, TypeError, ValueError):
+            raise Stop(V.RUNTIME_ERROR, "the solution's process sent no timing") from None
+        if not samples or min(samples) < 0 or sum(samples) > wall_s * 1e3:
+            raise Stop(V.RUNTIME_ERROR, "timing: the reported samples do not fit the wall time")
+        calls = max(5, min(200, int(0.05 / max(timing.median_ms * 1e-3, 1e-6))))
+        empty = min(self._round_trip(solution, {"op": "ping"}) for _ in range(5))
+        if any(p.is_tensor and p.direction == "inout" for p in self.params):
+            empty = self._round_trip(solution, {"op": "burst", "calls": calls, "run": False})
+        # the fastest of three bursts: a busy machine only ever makes a burst slower
+        burst = min(self._round_trip(solution, {"op": "burst", "calls": calls}) for _ in range(3))
+        per_call_ms = max(burst - empty, 0.0) / calls * 1e3
+        if timing.median_ms < 0.5 * per_call_ms and per_call_ms - timing.median_ms > 0.05:
+            note = (
+                f"the solution's process reported {timing.median_ms:.4f} ms, but calls timed by "
+                f"the judge took {per_call_ms:.4f} ms each: the judge's figure is used"
+            )
+            timing = Timing([per_call_ms], "judge_host", False, burst)
+        return timing, note
+
+    def _round_trip(self, solution: Any, request: Dict[str, Any]) -> float:
+        started = time.monotonic()
+        solution.request(request, self.timeout, "timing")
+        return time.monotonic() - started
 
     def tensor_traffic(self, values: Dict[str, Any]) -> float:
         """Bytes every solution must move at least: inputs read, outputs written, inout both."""
@@ -538,11 +591,12 @@ def prepare_environment(job: Dict[str, Any]) -> None:
         os.environ["CHGEN_MOJO_RUNTIME"] = job["mojo_runtime"]
 
 
-def run(job: Dict[str, Any], result: ResultFile) -> None:
+def run(job: Dict[str, Any], result: ResultFile, judge_box: List[Any]) -> None:
     result.progress("start-up", float(job.get("startup_timeout", 300)))
     prepare_environment(job)
     try:
         judge = Judge(job, result)
+        judge_box.append(judge)
         if "oracle" in job["modes"]:
             if judge.oracle is None:
                 raise Stop(V.JUDGE_ERROR, "no oracle was given")
@@ -576,20 +630,31 @@ def run(job: Dict[str, Any], result: ResultFile) -> None:
 
 
 def main(argv: Optional[List[str]] = None) -> int:
+    from generator.judge.process import become_subreaper, forbid_inspection, kill_tree
+
     argv = sys.argv[1:] if argv is None else argv
     if len(argv) != 1:
-        print("usage: python -m generator.judge.worker JOB.json", file=sys.stderr)
+        print("usage: python -m generator.judge.worker FD < JOB.json", file=sys.stderr)
         return 2
-    job = json.loads(Path(argv[0]).read_text())
-    result = ResultFile(Path(job["result_path"]))
+    # Orphans of the solution's processes come back here (and are killed at the end); no
+    # process of the same user may read this one's memory or descriptors.
+    become_subreaper()
+    forbid_inspection()
+    job = json.loads(sys.stdin.read())
+    result = ResultFile(int(argv[0]))
+    judge_box: List[Any] = []
     try:
-        run(job, result)
+        run(job, result, judge_box)
     except BaseException as exc:  # noqa: B036 - the judge's own failure, not a verdict
         result.finish(V.JUDGE_ERROR, f"worker: {_describe(exc)}", _traceback(exc))
+    for judge in judge_box:
+        if judge.solution is not None:
+            judge.solution.close()
+    kill_tree(os.getpid(), include_root=False)
     sys.stdout.flush()
     sys.stderr.flush()
-    # Skip interpreter teardown: a solution's atexit hooks or a broken CUDA context must not turn
-    # a finished verdict into a crash.
+    # Skip interpreter teardown: a broken CUDA context must not turn a finished verdict into a
+    # crash.
     os._exit(0)
 
 

@@ -57,6 +57,8 @@ def changed_values(files: dict) -> dict:
         "accuracy_floor": {"factor": 2},
         "mutant": True,
         "reference": True,
+        "memory_limit": 1 << 30,
+        "sandbox": False,
     }
 
 

@@ -73,3 +73,34 @@ def gpu_rows(judge_cache):
 def test_hostile_on_the_gpu(gpu_rows, name):
     row = gpu_rows[name]
     assert row["ok"], f"{name}: expected {row['expect']}, got {row['verdict']}: {row['message']}"
+
+
+@pytest.mark.slow
+def test_attacks_on_the_judge_say_what_happened(cpu_rows):
+    assert (
+        "got 123.0" in cpu_rows["patch_le.pytorch.py"]["message"]
+    )  # the outputs were never written
+    assert "write outside dweight" in cpu_rows["patch_equal_then_overrun.pytorch.py"]["message"]
+    assert "without a verdict" in cpu_rows["forge_result.pytorch.py"]["message"]
+    assert "ran past its 5 s limit" in cpu_rows["heartbeat.pytorch.py"]["message"]
+    assert "over the 2048 MiB limit" in cpu_rows["hog_memory.pytorch.py"]["message"] or (
+        "can't allocate memory" in cpu_rows["hog_memory.pytorch.py"]["message"]
+    )
+    # the cache-poisoning attempt ran before the control in the same cache; the control still fails
+    assert cpu_rows["wrong_after_poison.pytorch.py"]["verdict"] == "wrong_answer"
+
+
+@pytest.mark.slow
+def test_no_process_outlives_the_judge(cpu_rows):
+    marker = "chgen-hostile-orphan-7f3a"
+    survivors = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+            except OSError:
+                continue
+            if marker in cmdline and "import os, time; os.setsid()" in cmdline:
+                survivors.append(entry.name)
+    assert cpu_rows["orphan_setsid.pytorch.py"]["verdict"] == "pass"
+    assert not survivors, f"processes left behind: {survivors}"

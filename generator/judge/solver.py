@@ -1,0 +1,228 @@
+"""The solution's process: loads the solution and calls it on buffers the judge shares with it.
+
+    python -m generator.judge.solver FD
+
+FD is a Unix socket to the judge. This process holds no challenge, no reference, no expected
+output and no seed; it answers each request with "done" or with what went wrong, and the judge
+checks the shared buffers itself. It limits itself (processes, file size, address space on the CPU)
+before the solution's code runs. Everything here may be patched by the solution: nothing it
+reports is taken as a verdict, and its timings are bounded by the judge's own clock.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import sys
+import traceback
+from pathlib import Path
+from typing import Any, Dict, List
+
+MAX_DETAIL = 6000
+
+
+def _describe(exc: BaseException) -> str:
+    text = f"{type(exc).__name__}: {exc}".strip()
+    return (text.splitlines() or [type(exc).__name__])[0][:500]
+
+
+def _out_of_memory(exc: BaseException) -> bool:
+    text = str(exc)
+    return isinstance(exc, MemoryError) or any(
+        marker in text
+        for marker in ("can't allocate memory", "out of memory", "bad_alloc", "Cannot allocate")
+    )
+
+
+def failure(exc: BaseException) -> Dict[str, Any]:
+    """A request that went wrong, as the verdict the solution earned by it."""
+    from generator.judge import verdicts as V
+    from generator.toolchain.errors import BuildError, CannotJudge, ReturnMismatch
+
+    detail = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))[-MAX_DETAIL:]
+    first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:500]
+    if isinstance(exc, ReturnMismatch):
+        return {"ok": False, "verdict": V.WRONG_ANSWER, "message": str(exc)}
+    if isinstance(exc, BuildError):
+        return {"ok": False, "verdict": V.BUILD_ERROR, "message": first, "detail": str(exc)}
+    if isinstance(exc, CannotJudge):
+        return {"ok": False, "verdict": V.JUDGE_ERROR, "message": str(exc)}
+    if isinstance(exc, SyntaxError):
+        return {"ok": False, "verdict": V.BUILD_ERROR, "message": _describe(exc), "detail": detail}
+    if _out_of_memory(exc):
+        return {"ok": False, "verdict": V.MEMORY_LIMIT, "message": _describe(exc), "detail": detail}
+    text = str(exc)
+    gpu = "CUDA error" in text or "illegal memory access" in text or "CUDA_ERROR" in text
+    message = ("GPU error: " if gpu else "") + _describe(exc)
+    return {"ok": False, "verdict": V.RUNTIME_ERROR, "message": message, "detail": detail}
+
+
+def rebuild_params(rows: List[Dict[str, Any]]) -> List[Any]:
+    import ctypes
+
+    from generator.dtypes import DType
+    from generator.judge.signature import JudgeParam
+
+    params = []
+    for row in rows:
+        ctype = eval(row["ctype"], {"ctypes": ctypes}) if row.get("ctype") else None  # noqa: S307
+        dtype = DType(**row["dtype"])
+        params.append(JudgeParam(row["name"], dtype, row["direction"], row["is_tensor"], ctype))
+    return params
+
+
+class Solver:
+    def __init__(self, hello: Dict[str, Any]):
+        import torch
+
+        from generator.judge.process import limit_this_process
+        from generator.languages import BY_KEY
+
+        self.torch = torch
+        self.device = hello["device"]
+        self.language = BY_KEY[hello["language"]]
+        self.params = rebuild_params(hello["params"])
+        if self.device == "cpu":
+            torch.set_num_threads(int(hello.get("cpu_threads") or 1))
+        memory = hello.get("memory_limit") if self.device == "cpu" else None
+        self.language.prepare_worker()
+        limit_this_process(int(hello["nproc"]), memory)
+        self.artifact = Path(hello["artifact"])
+        self.mapped = None
+        self.values: Dict[str, Any] = {}
+        self.restore_from: Dict[str, Any] = {}
+        self.solution = None
+
+    def sync(self) -> None:
+        if self.device.startswith("cuda"):
+            self.torch.cuda.synchronize()
+
+    def load(self, _: Dict[str, Any], __: List[int]) -> Dict[str, Any]:
+        self.solution = self.language.load(self.artifact, self.params)
+        return {"ok": True}
+
+    def case(self, request: Dict[str, Any], fds: List[int]) -> Dict[str, Any]:
+        from generator.judge.shared import Mapped
+
+        self.release({}, [])
+        self.mapped = Mapped(request["buffers"], fds)
+        self.values = dict(request["scalars"])
+        for name, spec in request["tensors"].items():
+            self.values[name] = self.mapped.view(spec)
+        if request.get("compile_only"):
+            self.language.compile_only(self.solution, self.params, self.values)
+            return {"ok": True}
+        self.sync()
+        self.language.call(self.solution, self.params, self.values)
+        self.sync()
+        return {"ok": True}
+
+    def time(self, request: Dict[str, Any], fds: List[int]) -> Dict[str, Any]:
+        from generator.judge.shared import Mapped
+        from generator.judge.timing import PerfOptions, time_solution
+
+        pristine = Mapped(request.get("restore_buffers") or [], fds)
+        self.restore_from = {
+            name: pristine.view(spec) for name, spec in (request.get("restore") or {}).items()
+        }
+
+        options = PerfOptions.from_json(request.get("options"))
+        options.copy_bytes = 0  # the judge measures the copy bandwidth in its own process
+
+        def restore() -> None:
+            for name, pristine in self.restore_from.items():
+                self.values[name].copy_(pristine)
+
+        bound = self.solution.bind(self.params, self.values)
+        report = time_solution(
+            bound.run,
+            self.device,
+            options,
+            None,
+            self.language.own_streams,
+            restore if self.restore_from else None,
+        )
+        restore()
+        self.sync()
+        bound.run()
+        bound.finish()
+        self.sync()
+        timing = report.timing
+        return {
+            "ok": True,
+            "samples_ms": timing.samples_ms,
+            "clock": timing.clock,
+            "converged": timing.converged,
+            "seconds": timing.seconds,
+            "note": report.note,
+        }
+
+    def burst(self, request: Dict[str, Any], _: List[int]) -> Dict[str, Any]:
+        """`calls` calls back to back, then a synchronisation: the judge times the round trip.
+        With inout tensors each call starts from the case's data (`run: false` times only that
+        restore, which the judge subtracts)."""
+        bound = self.solution.bind(self.params, self.values)
+        run = bool(request.get("run", True))
+        for _ in range(int(request["calls"])):
+            for name, pristine in self.restore_from.items():
+                self.values[name].copy_(pristine)
+            if run:
+                bound.run()
+        self.sync()
+        return {"ok": True}
+
+    def ping(self, _: Dict[str, Any], __: List[int]) -> Dict[str, Any]:
+        return {"ok": True}
+
+    def release(self, _: Dict[str, Any], __: List[int]) -> Dict[str, Any]:
+        self.values, self.restore_from = {}, {}
+        if self.mapped is not None:
+            self.mapped.close()
+            self.mapped = None
+        return {"ok": True}
+
+
+def serve(channel: Any) -> None:
+    hello, _ = channel.receive()
+    try:
+        solver = Solver(hello)
+    except BaseException as exc:  # noqa: B036 - reported, then this process ends
+        channel.send(failure(exc))
+        return
+    channel.send({"ok": True})
+    while True:
+        request, fds = channel.receive()
+        handler = getattr(solver, str(request.get("op")), None)
+        if request.get("op") == "quit" or handler is None:
+            return
+        try:
+            reply = handler(request, fds)
+        except BaseException as exc:  # noqa: B036 - a solution's sys.exit is its runtime error
+            reply = failure(exc)
+        channel.send(reply)
+
+
+def drop_to(uid: int) -> None:
+    """In the sandbox (started by root): become `uid` before any other import."""
+    os.setgroups([])
+    os.setgid(uid)
+    os.setuid(uid)
+
+
+def main() -> None:
+    if len(sys.argv) > 2:
+        drop_to(int(sys.argv[2]))
+    from generator.judge.channel import Channel, ChannelClosed
+
+    channel = Channel(socket.socket(fileno=int(sys.argv[1])))
+    try:
+        serve(channel)
+    except ChannelClosed:
+        pass
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    main()
