@@ -310,7 +310,7 @@ def run_suite(
             "mojo_build": built_with.get("mojo") or machine_facts().get("mojo"),
             "copy_gbps": copy_bandwidth(rows),
             "prebuilt": str(args.prebuilt) if args.prebuilt else None,
-            "isolation": isolation_facts(),
+            "isolation": isolation_facts(device),
         },
         "rows": rows,
         "proofs": proofs,
@@ -318,13 +318,13 @@ def run_suite(
     }
 
 
-def isolation_facts() -> Dict[str, Any]:
+def isolation_facts(device: str) -> Dict[str, Any]:
     """Which sandbox and limits the solutions of this run ran under."""
     from generator.judge.process import FILE_SIZE_LIMIT, PROCESS_LIMIT, default_memory_limit
     from generator.judge.sandbox import probe
 
     return {
-        "sandbox": probe().describe(),
+        "sandbox": probe(device=device).describe(),
         "memory_limit_bytes": default_memory_limit(),
         "process_limit": PROCESS_LIMIT,
         "file_size_limit_bytes": FILE_SIZE_LIMIT,

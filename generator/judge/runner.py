@@ -297,7 +297,7 @@ def _run(job: Job, artifact: Path, cache: Cache) -> Dict[str, Any]:
 def sandbox_mode(job: Job) -> Any:
     """The sandbox this machine gives solutions; "unsandboxed" is said once per process."""
     global _SAID_UNSANDBOXED
-    mode = probe(job.sandbox)
+    mode = probe(job.sandbox, job.device)
     if not mode.sandboxed and not _SAID_UNSANDBOXED:
         _SAID_UNSANDBOXED = True
         print(f"chgen judge: {mode.describe()}; the limits still apply", file=sys.stderr)

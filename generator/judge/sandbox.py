@@ -137,10 +137,18 @@ def bwrap_argv(
 _MODE: Optional[Mode] = None
 
 
-def probe(use_sandbox: bool = True) -> Mode:
+#: Why a GPU solution runs beside the worker: the driver opens an IPC handle only in a process
+#: of the exporter's PID namespace and user that may inspect the exporter (seen on an H200:
+#: cuIpcOpenMemHandle fails with CUDA_ERROR_INVALID_VALUE inside bubblewrap, as nobody).
+CUDA_UNSANDBOXED = "CUDA IPC needs the solution in the worker's PID namespace, as the same user"
+
+
+def probe(use_sandbox: bool = True, device: str = "cpu") -> Mode:
     """Can this machine sandbox (and drop to nobody)? Tried once per process with the real
-    interpreter."""
+    interpreter. GPU solutions are not sandboxed (CUDA_UNSANDBOXED)."""
     global _MODE
+    if device.startswith("cuda"):
+        return Mode("none", None, CUDA_UNSANDBOXED)
     if not use_sandbox:
         return Mode("none", _plain_uid(), "--no-sandbox")
     if _MODE is not None:

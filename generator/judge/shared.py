@@ -19,6 +19,12 @@ import torch
 CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS = 1
 
 
+class IpcMemHandle(ctypes.Structure):
+    """CUipcMemHandle: 64 opaque bytes."""
+
+    _fields_ = [("reserved", ctypes.c_char * 64)]
+
+
 class _Driver:
     """The few CUDA driver calls used here (libcuda ships with the driver)."""
 
@@ -51,9 +57,12 @@ class _Driver:
         return bytes(handle)
 
     def open(self, handle: bytes) -> int:
+        """cuIpcOpenMemHandle takes the 64-byte handle by value: a Structure, not an array
+        (ctypes passes an array as a pointer, which the driver rejects as an invalid value)."""
         ptr = ctypes.c_uint64()
-        raw = (ctypes.c_char * 64).from_buffer_copy(handle)
+        raw = IpcMemHandle.from_buffer_copy(handle)
         opener = getattr(self.lib, "cuIpcOpenMemHandle_v2", None) or self.lib.cuIpcOpenMemHandle
+        opener.argtypes = [ctypes.POINTER(ctypes.c_uint64), IpcMemHandle, ctypes.c_uint]
         flags = ctypes.c_uint(CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS)
         self.check(opener(ctypes.byref(ptr), raw, flags), "cuIpcOpenMemHandle")
         return ptr.value

@@ -637,10 +637,12 @@ def main(argv: Optional[List[str]] = None) -> int:
         print("usage: python -m generator.judge.worker FD < JOB.json", file=sys.stderr)
         return 2
     # Orphans of the solution's processes come back here (and are killed at the end); no
-    # process of the same user may read this one's memory or descriptors.
+    # process of the same user may read this one's memory or descriptors — except on a GPU,
+    # where the driver must inspect this process to open its IPC handles (sandbox.CUDA_UNSANDBOXED).
     become_subreaper()
-    forbid_inspection()
     job = json.loads(sys.stdin.read())
+    if not str(job.get("device", "cpu")).startswith("cuda"):
+        forbid_inspection()
     result = ResultFile(int(argv[0]))
     judge_box: List[Any] = []
     try:
