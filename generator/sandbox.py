@@ -147,7 +147,16 @@ def run_module(
     command = [sys.executable, "-m", module]
     sandboxed = bwrap_works()
     if sandboxed:
-        command = _bwrap_prefix(list(readable) + [package_root, os.getcwd()]) + command
+        # the interpreter and its packages may live under /tmp too (a virtualenv made there)
+        interpreter = [
+            sys.prefix,
+            sys.base_prefix,
+            os.path.dirname(os.path.realpath(sys.executable)),
+        ]
+        interpreter += [entry for entry in sys.path if entry and os.path.isdir(entry)]
+        command = (
+            _bwrap_prefix(list(readable) + [package_root, os.getcwd()] + interpreter) + command
+        )
     run = ChildRun(sandboxed=sandboxed)
     try:
         proc = subprocess.Popen(
