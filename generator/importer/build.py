@@ -25,8 +25,7 @@ import torch
 
 from generator.challenge.page import blank_before_bullet
 from generator.dtypes import lookup
-from generator.example_check import compile_function, start_value
-from generator.example_runner import verify_examples
+from generator.example_check import compile_function, start_value, verify_example
 from generator.html import example_titles, literal_dims
 from generator.importer import html as page_reader
 from generator.importer import infer, pyast, starters
@@ -996,11 +995,17 @@ def _finish(
             ) from None
         _report_asserts(read.source, loaded.spec, report)
         generate_errors: List[str] = []
-        for error in verify_examples([loaded]).get(0, []):  # in a sandboxed child, as generate
-            generate_errors.append(error.message)
-            report.note(
-                f"chgen generate refuses this spec until it is fixed by hand: {error.message}"
-            )
+        # Here, in the import worker (generator/importer/isolated.py: its own process, killed past
+        # its time limit), the challenge's own code has already run; its example is verified in
+        # the same process rather than in one more torch-loading child per challenge.
+        try:
+            verify_example(loaded)
+        except SpecErrors as exc:
+            for error in exc.errors:
+                generate_errors.append(error.message)
+                report.note(
+                    f"chgen generate refuses this spec until it is fixed by hand: {error.message}"
+                )
         try:
             files = render_challenge(loaded)
         except Exception as exc:  # a spec chgen loads but cannot render is a chgen gap
