@@ -43,8 +43,12 @@ def helpers(text: Optional[str], kernel: Optional[str]) -> Optional[str]:
         return None
     lines = text.splitlines()
     start = max((i + 1 for i, line in enumerate(lines) if _PREAMBLE_RE.match(line)), default=0)
+    # the stub is named as in starter.cu, or with `_kernel` appended (the public Mojo and Triton
+    # starters' habit when starter.cu names it without)
     kernel_re = (
-        re.compile(rf"^(def|__global__\s+\w+)\s+{re.escape(kernel)}\s*\(") if kernel else None
+        re.compile(rf"^(def|__global__\s+\w+)\s+{re.escape(kernel)}(_kernel)?\s*\(")
+        if kernel
+        else None
     )
     stop = len(lines)
     for i in range(start, len(lines)):
