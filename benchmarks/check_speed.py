@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import resource
 import statistics
 import subprocess
@@ -27,18 +26,12 @@ from pathlib import Path
 from typing import Dict, List
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from benchmarks import machine  # noqa: E402
+
 CHGEN = [sys.executable, "-m", "generator", "check"]
 GOAL_SECONDS = 2.0
-
-
-def cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown CPU"
 
 
 def timed(args: List[str]) -> Dict[str, float]:
@@ -127,8 +120,7 @@ def main() -> None:
         deep_items = findings(["--deep", "--select", "D", str(tree)])
     result = {
         "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "machine": f"{platform.machine()}, {os.cpu_count()} cores ({cpu_model()}), "
-        f"Python {platform.python_version()}",
+        "machine": machine.describe(),
         "tree": {"name": tree.name, "challenges": count_challenges(tree)},
         "generated_challenges": count_challenges(generated),
         "goal_static_public_s": GOAL_SECONDS,

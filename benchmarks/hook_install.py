@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import statistics
 import subprocess
 import sys
@@ -30,20 +29,11 @@ from typing import Dict, List
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmarks import machine  # noqa: E402
 from tests import hook_repos  # noqa: E402  (the same scratch repositories the tests use)
 
 GOAL_SECONDS = 60.0
 DEFAULT_HOOKS = ["chgen-check", "chgen-check-formatters"]
-
-
-def cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown CPU"
 
 
 def pre_commit(args: List[str], repo: Path, home: Path, pip_cache: bool) -> float:
@@ -118,8 +108,7 @@ def main() -> None:
     now = datetime.now(timezone.utc)
     result = {
         "date": now.isoformat(timespec="seconds"),
-        "machine": f"{platform.machine()}, {os.cpu_count()} cores ({cpu_model()}), "
-        f"Python {platform.python_version()}",
+        "machine": machine.describe(),
         "pre_commit": version("pre_commit"),
         "pip": version("pip"),
         "goal_install_s": GOAL_SECONDS,
