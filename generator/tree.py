@@ -251,15 +251,7 @@ def _write_locked(root: Path, output: Output, force: bool) -> List[Change]:
             shutil.copytree(root, new_root, symlinks=True)
         else:
             new_root.mkdir()
-        for change in changes:
-            target = new_root / change.path
-            if change.kind == "removed":
-                target.unlink(missing_ok=True)
-                _prune_empty(target.parent, new_root)
-            elif change.path != MANIFEST:
-                target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_text(output.files[change.path], encoding="utf-8")
-        (new_root / MANIFEST).write_text(manifest_text, encoding="utf-8")
+        _apply(new_root, output, changes, manifest_text)
         _swap(root, new_root)
     finally:
         _remove(staging)
@@ -270,14 +262,19 @@ def _write_in_place(root: Path, output: Output, changes: List[Change], manifest:
     """No exchange here: replace file by file (each atomically), the manifest last, so a kill
     leaves every file whole and the next run finishes the job."""
     root.mkdir(parents=True, exist_ok=True)
+    _apply(root, output, changes, manifest)
+
+
+def _apply(base: Path, output: Output, changes: List[Change], manifest: str) -> None:
+    """Each change under `base`, every file replaced atomically, the manifest last."""
     for change in changes:
-        target = root / change.path
+        target = base / change.path
         if change.kind == "removed":
             target.unlink(missing_ok=True)
-            _prune_empty(target.parent, root)
+            _prune_empty(target.parent, base)
         elif change.path != MANIFEST:
             _replace(target, output.files[change.path])
-    _replace(root / MANIFEST, manifest)
+    _replace(base / MANIFEST, manifest)
 
 
 def _replace(target: Path, text: str) -> None:
