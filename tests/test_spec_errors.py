@@ -39,6 +39,17 @@ def test_the_142_spec_loads():
     ]  # fmt: skip
 
 
+def assert_positioned(text, needle, expect):
+    """Every error is one positioned line; one of them says `expect` at the line of `needle`."""
+    errors = load_errors(text)
+    joined = "\n".join(errors)
+    assert expect in joined
+    wanted = line_of(text, needle)
+    assert any(f"spec.yaml:{wanted}:" in e for e in errors), joined
+    for error in errors:
+        assert LINE_RE.match(error) and "\n" not in error
+
+
 @pytest.mark.parametrize(
     "old, new, needle, expect",
     [
@@ -88,14 +99,7 @@ def test_the_142_spec_loads():
 def test_errors_point_at_the_line(old, new, needle, expect):
     text = base_text()
     assert old in text, old
-    text = text.replace(old, new, 1)
-    errors = load_errors(text)
-    joined = "\n".join(errors)
-    assert expect in joined
-    wanted = line_of(text, needle)
-    assert any(f"spec.yaml:{wanted}:" in e for e in errors), joined
-    for error in errors:
-        assert LINE_RE.match(error) and "\n" not in error
+    assert_positioned(text.replace(old, new, 1), needle, expect)
 
 
 def test_yaml_syntax_error_has_position():
@@ -225,11 +229,4 @@ GOLDEN_SPECS = Path(__file__).parent / "golden" / "specs"
 def test_new_constructs_are_refused_where_misused(spec_name, old, new, needle, expect):
     text = (GOLDEN_SPECS / spec_name).read_text()
     assert old in text, old
-    text = text.replace(old, new, 1)
-    errors = load_errors(text)
-    joined = "\n".join(errors)
-    assert expect in joined
-    wanted = line_of(text, needle)
-    assert any(f"spec.yaml:{wanted}:" in e for e in errors), joined
-    for error in errors:
-        assert LINE_RE.match(error) and "\n" not in error
+    assert_positioned(text.replace(old, new, 1), needle, expect)

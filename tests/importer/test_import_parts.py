@@ -295,17 +295,22 @@ def test_unknown_code_is_approximated_by_the_range_drawn():
     assert "uninitialised" in drawn(uninitialised).problem
 
 
-def test_shapes_take_the_size_that_matches_in_every_case():
-    params = [
+def tensor_and_two_sizes():
+    return [
         ParamInfo("a", "float32", "in", True),
         ParamInfo("M", "int32", "in", False),
         ParamInfo("N", "int32", "in", False),
     ]
 
-    def case(m, n, shape):
-        return Traced({"a": torch.zeros(shape), "M": m, "N": n}, {})
 
-    cases = [("one", case(2, 2, (2, 2))), ("two", case(3, 5, (3, 5)))]
+def traced_case(m, n, shape):
+    """A traced case of `tensor_and_two_sizes`: a zero tensor of `shape` and the two sizes."""
+    return Traced({"a": torch.zeros(shape), "M": m, "N": n}, {})
+
+
+def test_shapes_take_the_size_that_matches_in_every_case():
+    params = tensor_and_two_sizes()
+    cases = [("one", traced_case(2, 2, (2, 2))), ("two", traced_case(3, 5, (3, 5)))]
     infer.infer_shapes(params, cases, {})
     assert params[0].shape == ["M", "N"]
     # a hint from the reference's asserts settles a tie
@@ -313,26 +318,18 @@ def test_shapes_take_the_size_that_matches_in_every_case():
     infer.infer_shapes(params, cases[:1], {"a": ["N", "M"]})
     assert params[0].shape == ["N", "M"]
     with pytest.raises(ImportFailure, match="equals no expression of the sizes"):
-        infer.infer_shapes(params, [("three", case(3, 5, (3, 10))), *cases[1:]], {})
+        infer.infer_shapes(params, [("three", traced_case(3, 5, (3, 10))), *cases[1:]], {})
 
 
 def test_derived_shapes_take_the_asserted_expression_or_a_small_one_that_fits():
-    params = [
-        ParamInfo("a", "float32", "in", True),
-        ParamInfo("M", "int32", "in", False),
-        ParamInfo("N", "int32", "in", False),
-    ]
-
-    def case(m, n, shape):
-        return Traced({"a": torch.zeros(shape), "M": m, "N": n}, {})
-
-    cases = [("one", case(2, 3, (6, 1))), ("two", case(4, 5, (20, 2)))]
+    params = tensor_and_two_sizes()
+    cases = [("one", traced_case(2, 3, (6, 1))), ("two", traced_case(4, 5, (20, 2)))]
     infer.infer_shapes(params, cases, {})
     assert params[0].shape == ["M * N", "M // 2"]
     infer.infer_shapes(params, cases, {"a": ["N*M", "M-N+1"]})  # as the reference asserts it
     assert params[0].shape == ["N * M", "M // 2"]  # the assert's M-N+1 does not fit: searched
     # a case passing another rank than the example keeps its own shape
-    flat = [("example", case(2, 3, (2, 3))), ("flat", case(4, 5, (20,)))]
+    flat = [("example", traced_case(2, 3, (2, 3))), ("flat", traced_case(4, 5, (20,)))]
     infer.infer_shapes(params, flat, {})
     assert params[0].shape == ["M", "N"] and params[0].case_shapes == {"flat": ["M * N"]}
 
