@@ -67,17 +67,29 @@ class ChildRun:
         if self.timed_out is not None:
             return f"did not finish within {self.timed_out:g} s and was stopped"
         code = self.returncode
-        # bubblewrap reports a child killed by a signal as 128 + the signal's number
-        signum = -code if code is not None and code < 0 else None
-        if self.sandboxed and code is not None and code > 128:
-            signum = code - 128
+        signum = exit_signal(code, self.sandboxed)
         if signum is not None:
-            try:
-                name = signal.Signals(signum).name
-            except ValueError:
-                name = f"signal {signum}"
-            return f"killed the checking process ({name})"
+            return f"killed the checking process ({signal_name(signum)})"
         return f"ended the checking process (exit status {code})"
+
+
+def signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
+def exit_signal(returncode: Optional[int], sandboxed: bool) -> Optional[int]:
+    """The signal that ended a child, if one did: a negative return code, or, from inside
+    bubblewrap (which passes a signal on as 128 + its number), a code above 128."""
+    if returncode is None:
+        return None
+    if returncode < 0:
+        return -returncode
+    if sandboxed and returncode > 128:
+        return returncode - 128
+    return None
 
 
 def _set_limits(limits: Limits) -> None:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -24,6 +23,7 @@ from generator.judge import verdicts as V
 from generator.judge.channel import Channel, ChannelClosed
 from generator.judge.process import OutputTail, kill_tree, process_limit, tree_usage
 from generator.judge.sandbox import SCRATCH, Mode, bwrap_argv, python_paths, solution_env
+from generator.sandbox import exit_signal, signal_name
 
 POLL_S = 0.05
 #: Seconds between two looks at the tree's resident memory (a scan of /proc).
@@ -36,13 +36,6 @@ class Stop(Exception):
     def __init__(self, verdict: str, message: str, detail: str = ""):
         super().__init__(message)
         self.verdict, self.message, self.detail = verdict, message, detail
-
-
-def _signal_name(number: int) -> str:
-    try:
-        return signal.Signals(number).name
-    except ValueError:
-        return f"signal {number}"
 
 
 def param_rows(params: List[Any]) -> List[Dict[str, Any]]:
@@ -181,10 +174,9 @@ class SolutionProcess:
     def _died(self, where: str) -> None:
         code = self.proc.wait()
         self.kill()
-        if self.mode.sandboxed and code > 128:  # bwrap passes a signal on as 128 + its number
-            code = 128 - code
-        if code < 0:
-            message = f"worker killed by {_signal_name(-code)} during {where}"
+        signum = exit_signal(code, self.mode.sandboxed)
+        if signum is not None:
+            message = f"worker killed by {signal_name(signum)} during {where}"
         else:
             message = f"worker exited with status {code} during {where} without a verdict"
         raise Stop(V.CRASH, message, self.log())
