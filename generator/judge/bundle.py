@@ -28,13 +28,9 @@ from generator.judge.cache import Cache, file_sha
 from generator.judge.challenge import ChallengeError, tree_root
 from generator.judge.plan import Plan, PlanChallenge, PlanJob
 from generator.judge.runner import Job, build, display, judge
-from generator.judge.toolchains import (
-    MOJO_RUNTIME_LIBS,
-    find_mojo_runtime,
-    machine_facts,
-    target_for,
-)
+from generator.judge.toolchains import machine_facts, target_for
 from generator.languages import BY_KEY
+from generator.toolchain.tools import MOJO_RUNTIME_LIBS, find_mojo_runtime
 
 RUNTIME_ARCHIVE = "mojo-runtime.tar.gz"
 

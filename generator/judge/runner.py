@@ -28,10 +28,11 @@ from generator.judge import verdicts as V
 from generator.judge.cache import PACKAGE_ROOT, Cache, fields_fingerprint, file_sha, key_of
 from generator.judge.process import default_memory_limit, kill_tree
 from generator.judge.sandbox import probe
-from generator.judge.toolchains import MOJO_ENV, gpus, package_versions, tool_version
+from generator.judge.toolchains import gpus, package_versions
 from generator.languages import BY_KEY
 from generator.languages.base import BuildError
 from generator.resources import package_fingerprint
+from generator.toolchain.tools import MOJO_ENV, tool_version
 
 #: Largest case (total tensor elements) an interpreter (Triton's) is given on the CPU.
 INTERPRETER_MAX_ELEMENTS = 100_000

@@ -16,13 +16,7 @@ import subprocess
 from typing import Dict, List, Optional
 
 from generator.languages import BY_KEY, packages
-from generator.toolchain.tools import (  # noqa: F401 - the judge's names for them
-    MOJO_ENV,
-    MOJO_RUNTIME_LIBS,
-    executable,
-    find_mojo_runtime,
-    tool_version,
-)
+from generator.toolchain.tools import tool_version
 
 #: every language's distributions, then what the judge and the baselines use besides
 PACKAGES = tuple(

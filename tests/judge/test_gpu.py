@@ -13,7 +13,7 @@ import pytest
 import torch
 
 from generator.judge.runner import Job, judge
-from generator.judge.toolchains import tool_version
+from generator.toolchain.tools import tool_version
 from tests.judge.common import CHALLENGE_142, KEY_142, ROOT, SCALED_ADD, run_files
 
 pytestmark = [

@@ -20,8 +20,8 @@ from generator.judge.plan import (
     resolve_specs,
 )
 from generator.judge.runner import Job, build, build_key, judge
-from generator.judge.toolchains import MOJO_RUNTIME_LIBS
 from generator.languages import LANGUAGES
+from generator.toolchain.tools import MOJO_RUNTIME_LIBS
 from tests.judge.common import CHALLENGE_142, FIXTURES, HOSTILE, KEY_142, ROOT
 
 SOLUTIONS = FIXTURES / "solutions"
@@ -156,8 +156,8 @@ def test_native_libraries_load_with_a_moved_mojo_runtime(tmp_path, judge_cache):
 
     from generator.judge.challenge import load_challenge
     from generator.judge.signature import params_from_signature
-    from generator.judge.toolchains import find_mojo_runtime
     from generator.toolchain.bindings import NativeSolve, preload_mojo_runtime
+    from generator.toolchain.tools import find_mojo_runtime
 
     moved = tmp_path / "runtime"
     moved.mkdir()
