@@ -1,8 +1,9 @@
 from max.gpu import barrier, block_idx, grid_dim, thread_idx
-from max.gpu.host import DeviceAttribute, DeviceContext
+from max.gpu.host import DeviceAttribute, DeviceBuffer, DeviceContext
+from std.ffi import _get_global
 from max.gpu.primitives.warp import shuffle_xor
 from std.math import ceildiv
-from std.memory import AddressSpace, unsafe_stack_allocation
+from std.memory import AddressSpace, Layout, alloc, unsafe_stack_allocation
 from std.sys import llvm_intrinsic
 
 comptime BLOCK = 256
@@ -261,15 +262,95 @@ def reduce_partials_kernel(
         dweight[unsafe_offset=col] = s
 
 
-def grid_size(ctx: DeviceContext, blocks_per_sm: Int, n: Int) raises -> Int:
-    var sms = ctx.get_attribute(DeviceAttribute.MULTIPROCESSOR_COUNT)
-    return max(1, min(n, sms * max(blocks_per_sm, 1)))
+# The compiled kernels, as the types compile_function returns (type_of evaluates nothing).
+comptime RegistersK1 = type_of(DeviceContext().compile_function[rows_in_registers_kernel[1]]())
+comptime RegistersK2 = type_of(DeviceContext().compile_function[rows_in_registers_kernel[2]]())
+comptime RegistersKMax = type_of(
+    DeviceContext().compile_function[rows_in_registers_kernel[MAX_CHUNKS]]()
+)
+comptime StreamingV4 = type_of(DeviceContext().compile_function[rows_streaming_kernel[4]]())
+comptime StreamingV1 = type_of(DeviceContext().compile_function[rows_streaming_kernel[1]]())
+comptime Finish = type_of(DeviceContext().compile_function[reduce_partials_kernel]())
 
 
-def run_in_registers[
-    K: Int
-](
-    ctx: DeviceContext,
+# Everything a call needs besides its arguments, made once per process: the DeviceContext (a
+# context per call, with its stream and its kernel modules loaded again, costs more than 10% of
+# this kernel), each row kernel compiled on first use with its persistent grid size, and the
+# dweight partials' scratch, grown when a call needs more (never shrunk).
+struct BackwardState(Movable):
+    var ctx: DeviceContext
+    var sms: Int
+    var registers_k1: Optional[RegistersK1]
+    var registers_k2: Optional[RegistersK2]
+    var registers_kmax: Optional[RegistersKMax]
+    var streaming_v4: Optional[StreamingV4]
+    var streaming_v1: Optional[StreamingV1]
+    var finish: Optional[Finish]
+    # Resident blocks per SM of each row kernel (0: not compiled yet), in the order above.
+    var occupancy: Array[Int, 5]
+    var partial: Optional[DeviceBuffer[DType.float32]]
+    var partial_len: Int
+
+    def __init__(out self, var ctx: DeviceContext) raises:
+        self.sms = ctx.get_attribute(DeviceAttribute.MULTIPROCESSOR_COUNT)
+        self.ctx = ctx^
+        self.registers_k1 = None
+        self.registers_k2 = None
+        self.registers_kmax = None
+        self.streaming_v4 = None
+        self.streaming_v1 = None
+        self.finish = None
+        self.occupancy = Array[Int, 5](fill=0)
+        self.partial = None
+        self.partial_len = 0
+
+    def grid(self, slot: Int, n: Int) -> Int:
+        return max(1, min(n, self.sms * max(self.occupancy[slot], 1)))
+
+    def scratch(mut self, count: Int) raises -> Pointer[Float32, MutUntrackedOrigin]:
+        # Calls run one after another (each synchronises), so a smaller buffer is idle here.
+        if count > self.partial_len:
+            self.partial = self.ctx.enqueue_create_buffer[DType.float32](count)
+            self.partial_len = count
+        return self.partial.value().unsafe_ptr().unsafe_origin_cast[MutUntrackedOrigin]()
+
+    def reduce(
+        mut self,
+        partial: Pointer[Float32, MutUntrackedOrigin],
+        dweight: Pointer[Float32, MutUntrackedOrigin],
+        g: Int,
+        C: Int32,
+    ) raises:
+        if not self.finish:
+            self.finish = self.ctx.compile_function[reduce_partials_kernel]()
+        self.ctx.enqueue_function(
+            self.finish.value(),
+            partial,
+            dweight,
+            Int32(g),
+            C,
+            grid_dim=ceildiv(Int(C), FIN_COLS),
+            block_dim=FIN_ROWS * FIN_COLS,
+        )
+
+
+def create_state() -> Optional[Pointer[NoneType, MutUntrackedOrigin]]:
+    try:
+        var state = alloc(Layout[BackwardState](count=1)).unsafe_leak()
+        state.unsafe_write(BackwardState(DeviceContext()))
+        return state.unsafe_bitcast[NoneType]()
+    except:
+        # No state now: every call makes its own (and reports why it cannot).
+        return None
+
+
+def keep_state(state: Optional[Pointer[NoneType, MutUntrackedOrigin]]):
+    # Kept until the process exits: the driver releases the context and its memory then.
+    pass
+
+
+def backward(
+    mut state: BackwardState,
     x: Pointer[Float32, ImmUntrackedOrigin],
     dy: Pointer[Float32, ImmUntrackedOrigin],
     weight: Pointer[Float32, ImmUntrackedOrigin],
@@ -279,57 +360,127 @@ def run_in_registers[
     C: Int32,
     eps: Float32,
 ) raises:
-    var kernel = ctx.compile_function[rows_in_registers_kernel[K]]()
-    var occupancy = kernel.occupancy_max_active_blocks_per_multiprocessor(BLOCK, 0)
-    var g = grid_size(ctx, occupancy, Int(N))
-    var partial = ctx.enqueue_create_buffer[DType.float32](g * Int(C))
-    ctx.enqueue_function(
-        kernel, x, dy, weight, dx, partial.unsafe_ptr(), N, C, eps, grid_dim=g, block_dim=BLOCK
-    )
-    ctx.enqueue_function[reduce_partials_kernel](
-        partial.unsafe_ptr(),
-        dweight,
-        Int32(g),
-        C,
-        grid_dim=ceildiv(Int(C), FIN_COLS),
-        block_dim=FIN_ROWS * FIN_COLS,
-    )
-    ctx.synchronize()
-    # Keep the scratch buffer alive until the kernels have finished.
-    _ = partial^
-
-
-def run_streaming[
-    VW: Int
-](
-    ctx: DeviceContext,
-    x: Pointer[Float32, ImmUntrackedOrigin],
-    dy: Pointer[Float32, ImmUntrackedOrigin],
-    weight: Pointer[Float32, ImmUntrackedOrigin],
-    dx: Pointer[Float32, MutUntrackedOrigin],
-    dweight: Pointer[Float32, MutUntrackedOrigin],
-    N: Int32,
-    C: Int32,
-    eps: Float32,
-) raises:
-    var kernel = ctx.compile_function[rows_streaming_kernel[VW]]()
-    var occupancy = kernel.occupancy_max_active_blocks_per_multiprocessor(BLOCK, 0)
-    var g = grid_size(ctx, occupancy, Int(N))
-    var partial = ctx.enqueue_create_buffer[DType.float32](g * Int(C))
-    ctx.enqueue_function(
-        kernel, x, dy, weight, dx, partial.unsafe_ptr(), N, C, eps, grid_dim=g, block_dim=BLOCK
-    )
-    ctx.enqueue_function[reduce_partials_kernel](
-        partial.unsafe_ptr(),
-        dweight,
-        Int32(g),
-        C,
-        grid_dim=ceildiv(Int(C), FIN_COLS),
-        block_dim=FIN_ROWS * FIN_COLS,
-    )
-    ctx.synchronize()
-    # Keep the scratch buffer alive until the kernels have finished.
-    _ = partial^
+    var n = Int(N)
+    var c = Int(C)
+    var aligned = (Int(x) | Int(dy) | Int(weight) | Int(dx)) % 16 == 0
+    var vec = c % 4 == 0 and aligned
+    var chunks = ceildiv(c // 4, BLOCK)
+    var g: Int
+    var partial: Pointer[Float32, MutUntrackedOrigin]
+    # Each branch: compile on first use (and read the kernel's occupancy), size the grid, take
+    # the G x C scratch, launch. The kernel objects differ in type, hence one branch each.
+    if vec and chunks <= 1:
+        if not state.registers_k1:
+            state.registers_k1 = state.ctx.compile_function[rows_in_registers_kernel[1]]()
+            state.occupancy[
+                0
+            ] = state.registers_k1.value().occupancy_max_active_blocks_per_multiprocessor(BLOCK, 0)
+        g = state.grid(0, n)
+        partial = state.scratch(g * c)
+        state.ctx.enqueue_function(
+            state.registers_k1.value(),
+            x,
+            dy,
+            weight,
+            dx,
+            partial,
+            N,
+            C,
+            eps,
+            grid_dim=g,
+            block_dim=BLOCK,
+        )
+    elif vec and chunks <= 2:
+        if not state.registers_k2:
+            state.registers_k2 = state.ctx.compile_function[rows_in_registers_kernel[2]]()
+            state.occupancy[
+                1
+            ] = state.registers_k2.value().occupancy_max_active_blocks_per_multiprocessor(BLOCK, 0)
+        g = state.grid(1, n)
+        partial = state.scratch(g * c)
+        state.ctx.enqueue_function(
+            state.registers_k2.value(),
+            x,
+            dy,
+            weight,
+            dx,
+            partial,
+            N,
+            C,
+            eps,
+            grid_dim=g,
+            block_dim=BLOCK,
+        )
+    elif vec and chunks <= MAX_CHUNKS:
+        if not state.registers_kmax:
+            state.registers_kmax = state.ctx.compile_function[
+                rows_in_registers_kernel[MAX_CHUNKS]
+            ]()
+            state.occupancy[
+                2
+            ] = state.registers_kmax.value().occupancy_max_active_blocks_per_multiprocessor(
+                BLOCK, 0
+            )
+        g = state.grid(2, n)
+        partial = state.scratch(g * c)
+        state.ctx.enqueue_function(
+            state.registers_kmax.value(),
+            x,
+            dy,
+            weight,
+            dx,
+            partial,
+            N,
+            C,
+            eps,
+            grid_dim=g,
+            block_dim=BLOCK,
+        )
+    elif vec:
+        if not state.streaming_v4:
+            state.streaming_v4 = state.ctx.compile_function[rows_streaming_kernel[4]]()
+            state.occupancy[
+                3
+            ] = state.streaming_v4.value().occupancy_max_active_blocks_per_multiprocessor(BLOCK, 0)
+        g = state.grid(3, n)
+        partial = state.scratch(g * c)
+        state.ctx.enqueue_function(
+            state.streaming_v4.value(),
+            x,
+            dy,
+            weight,
+            dx,
+            partial,
+            N,
+            C,
+            eps,
+            grid_dim=g,
+            block_dim=BLOCK,
+        )
+    else:
+        if not state.streaming_v1:
+            state.streaming_v1 = state.ctx.compile_function[rows_streaming_kernel[1]]()
+            state.occupancy[
+                4
+            ] = state.streaming_v1.value().occupancy_max_active_blocks_per_multiprocessor(BLOCK, 0)
+        g = state.grid(4, n)
+        partial = state.scratch(g * c)
+        state.ctx.enqueue_function(
+            state.streaming_v1.value(),
+            x,
+            dy,
+            weight,
+            dx,
+            partial,
+            N,
+            C,
+            eps,
+            grid_dim=g,
+            block_dim=BLOCK,
+        )
+    state.reduce(partial, dweight, g, C)
+    # The results are read on another stream as soon as solve returns.
+    state.ctx.synchronize()
 
 
 @export
@@ -344,21 +495,26 @@ def solve(
     eps: Float32,
 ) abi("C"):
     try:
-        var ctx = DeviceContext()
-        var c = Int(C)
-        if c > 0:
-            var aligned = (Int(x) | Int(dy) | Int(weight) | Int(dx)) % 16 == 0
-            var vec = c % 4 == 0 and aligned
-            var chunks = ceildiv(c // 4, BLOCK)
-            if vec and chunks <= 1:
-                run_in_registers[1](ctx, x, dy, weight, dx, dweight, N, C, eps)
-            elif vec and chunks <= 2:
-                run_in_registers[2](ctx, x, dy, weight, dx, dweight, N, C, eps)
-            elif vec and chunks <= MAX_CHUNKS:
-                run_in_registers[MAX_CHUNKS](ctx, x, dy, weight, dx, dweight, N, C, eps)
-            elif vec:
-                run_streaming[4](ctx, x, dy, weight, dx, dweight, N, C, eps)
+        if Int(C) > 0:
+            # The global is keyed by name in the Mojo runtime, which every Mojo library of the
+            # process shares, so the name is this solution's own.
+            var cached = _get_global[
+                "chgen.142_rms_norm_backward.state", create_state, keep_state
+            ]()
+            if cached:
+                backward(
+                    cached.value().unsafe_bitcast[BackwardState]()[],
+                    x,
+                    dy,
+                    weight,
+                    dx,
+                    dweight,
+                    N,
+                    C,
+                    eps,
+                )
             else:
-                run_streaming[1](ctx, x, dy, weight, dx, dweight, N, C, eps)
+                var state = BackwardState(DeviceContext())
+                backward(state, x, dy, weight, dx, dweight, N, C, eps)
     except e:
         print(e)
