@@ -6,11 +6,18 @@
 challenge with solutions or baselines it writes `<id>_<slug>-<tag>.json` with exactly
 
     {"gpu", "date", "driver", "versions", "copy_gbps",
-     "results": [{"name", "language", "variant", "median_ms", "gbps", "pct_copy_bw"}]}
+     "results": [{"name", "language", "variant", "median_ms", "gbps", "pct_copy_bw",
+                  "speedup"}],
+     "strongest_baseline": {"name", "median_ms", "easier"} or null,
+     "crosscheck": {"name", "judge_ms", "do_bench_ms", "ratio"} or null}
 
-(variant: naive | optimized | baseline; untimed entries have null timings), and a Markdown
-rendering next to it that also carries the run's spec-level proofs (mutants, oracle, accuracy
-floor) and the seeds every solution passed, when the run has them.
+(variant: naive | optimized | baseline; untimed entries have null timings). The strongest baseline
+is the fastest timed one; `easier` marks a baseline handed part of the answer (a name with
+"precomputed", e.g. rstd given), which the files label as an easier problem. `speedup` is the
+strongest baseline's median over the entry's. `crosscheck` is the judge's time of one solution
+beside triton.testing.do_bench's (benchmarks/gpu_judge.py records it). A Markdown rendering next
+to it also carries the run's spec-level proofs (mutants, oracle, accuracy floor) and the seeds
+every solution passed, when the run has them.
 """
 
 from __future__ import annotations
@@ -31,6 +38,8 @@ from generator.languages import BY_KEY  # noqa: E402
 from generator.languages import packages as language_packages  # noqa: E402
 
 VARIANTS = ("naive", "optimized")
+#: A baseline whose name says it was given a precomputed intermediate solves an easier problem.
+EASIER_MARK = "precomputed"
 #: Package versions worth recording, in the order the files list them: the judge's own, then every
 #: language's distributions (from the adapters), then the baselines' libraries.
 VERSION_KEYS = tuple(
@@ -71,6 +80,17 @@ def _entry(row: Dict[str, Any]) -> Dict[str, Any]:
     }
 
 
+def strongest_baseline(entries: List[Dict[str, Any]]) -> Optional[Dict[str, Any]]:
+    """The fastest timed baseline (None without one); `easier` when it was given part of the
+    answer."""
+    timed = [e for e in entries if e["variant"] == "baseline" and e["median_ms"]]
+    if not timed:
+        return None
+    best = min(timed, key=lambda e: e["median_ms"])
+    easier = EASIER_MARK in best["name"]
+    return {"name": best["name"], "median_ms": best["median_ms"], "easier": easier}
+
+
 def versions(report: Dict[str, Any]) -> Dict[str, str]:
     meta = report.get("meta", {})
     machine = meta.get("machine", {})
@@ -94,13 +114,20 @@ def results_for(report: Dict[str, Any], challenge: str) -> Dict[str, Any]:
     meta = report.get("meta", {})
     machine = meta.get("machine", {})
     rows = [r for r in report.get("rows", []) if r["challenge"] == challenge and _variant(r)]
+    entries = [_entry(r) for r in rows]
+    strongest = strongest_baseline(entries)
+    for entry in entries:
+        timed = strongest and entry["median_ms"]
+        entry["speedup"] = strongest["median_ms"] / entry["median_ms"] if timed else None
     return {
         "gpu": machine.get("gpu"),
         "date": meta.get("date"),
         "driver": machine.get("driver"),
         "versions": versions(report),
         "copy_gbps": meta.get("copy_gbps"),
-        "results": [_entry(r) for r in rows],
+        "results": entries,
+        "strongest_baseline": strongest,
+        "crosscheck": (meta.get("crosscheck") or {}).get(challenge),
     }
 
 
@@ -131,13 +158,28 @@ def markdown_for(report: Dict[str, Any], challenge: str, data: Dict[str, Any]) -
             f"- Correctness: {clean} of {len(solutions)} solutions passed every case for each of "
             f"seeds {', '.join(str(s) for s in seeds)}"
         )
-    lines += ["", "| Name | Language | Variant | Median ms | GB/s | % of copy |"]
-    lines.append("|---|---|---|---:|---:|---:|")
+    strongest = data["strongest_baseline"]
+    if strongest:
+        label = (
+            " (given a precomputed intermediate: an easier problem)" if strongest["easier"] else ""
+        )
+        lines.append(
+            f"- Strongest baseline: {strongest['name']}, {strongest['median_ms']:.4f} ms{label}; "
+            "speedups are against it"
+        )
+    check = data["crosscheck"]
+    if check:
+        lines.append(
+            f"- Harness cross-check ({check['name']}): judge {check['judge_ms']:.4f} ms, "
+            f"triton.testing.do_bench {check['do_bench_ms']:.4f} ms (ratio {check['ratio']:.3f})"
+        )
+    lines += ["", "| Name | Language | Variant | Median ms | GB/s | % of copy | Speedup |"]
+    lines.append("|---|---|---|---:|---:|---:|---:|")
     for entry in data["results"]:
         lines.append(
             f"| {entry['name']} | {entry['language']} | {entry['variant']} | "
             f"{_num(entry['median_ms'], '.4f')} | {_num(entry['gbps'], '.0f')} | "
-            f"{_num(entry['pct_copy_bw'], '.1f')} |"
+            f"{_num(entry['pct_copy_bw'], '.1f')} | {_num(entry['speedup'], '.2f')} |"
         )
     problems = [r for r in rows if not r["ok"]]
     if problems:

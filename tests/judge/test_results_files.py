@@ -143,13 +143,18 @@ def test_results_files_have_exactly_the_schema(report, tmp_path):
     paths = write_results(report, tmp_path)
     assert [p.name for p in paths] == [f"{KEY}-h200.json", f"{KEY}-h200.md"]
     data = json.loads(paths[0].read_text())
-    assert set(data) == {"gpu", "date", "driver", "versions", "copy_gbps", "results"}
+    assert set(data) == {
+        "gpu", "date", "driver", "versions", "copy_gbps", "results", "strongest_baseline",
+        "crosscheck",
+    }  # fmt: skip
     assert data["gpu"] == "NVIDIA H200" and data["driver"] == "580.1" and data["copy_gbps"] == 4100
     assert data["versions"]["liger-kernel"] == "0.6" and "jax" not in data["versions"]
     assert data["versions"]["cuda_runtime"] == "13.0"
     assert [r["variant"] for r in data["results"]] == ["optimized", "naive", "baseline"]
     for entry in data["results"]:
-        assert set(entry) == {"name", "language", "variant", "median_ms", "gbps", "pct_copy_bw"}
+        assert set(entry) == {
+            "name", "language", "variant", "median_ms", "gbps", "pct_copy_bw", "speedup",
+        }  # fmt: skip
     assert data["results"][0] == {
         "name": "CUDA optimized",
         "language": "cuda",
@@ -157,14 +162,43 @@ def test_results_files_have_exactly_the_schema(report, tmp_path):
         "median_ms": 0.08,
         "gbps": 3300.0,
         "pct_copy_bw": 80.0,
+        "speedup": 10.0,
     }
-    assert data["results"][1]["median_ms"] is None  # not timed
+    assert data["results"][1]["median_ms"] is None and data["results"][1]["speedup"] is None
+    assert data["crosscheck"] is None
     text = paths[1].read_text()
-    assert "| CUDA optimized | cuda | optimized | 0.0800 | 3300 | 80.0 |" in text
+    assert "| CUDA optimized | cuda | optimized | 0.0800 | 3300 | 80.0 | 10.00 |" in text
     assert "2 of 2 solutions passed every case for each of seeds 0, 1, 2, 3, 4" in text
     for section in ("mutants", "reference vs float64 oracle", "accuracy floor"):
         assert f"### {KEY}: {section}" in text
     assert "SURVIVED" in text and "DIFFERS: unexpected zeros" in text
+
+
+def test_speedups_are_against_the_fastest_baseline_labelled_when_easier(report, tmp_path):
+    report["rows"] += [
+        _row("baseline", "torch.compile", "pytorch", {"median_ms": 0.4}),
+        _row("baseline", "library kernel (rstd precomputed)", "pytorch", {"median_ms": 0.1}),
+        _row("baseline", "library not installed", "pytorch", None),
+    ]
+    crosscheck = {"name": "CUDA optimized", "judge_ms": 0.08, "do_bench_ms": 0.079, "ratio": 1.01}
+    report["meta"]["crosscheck"] = {KEY: crosscheck}
+    paths = write_results(report, tmp_path)
+    data = json.loads(paths[0].read_text())
+    assert data["strongest_baseline"] == {
+        "name": "library kernel (rstd precomputed)",
+        "median_ms": 0.1,
+        "easier": True,
+    }
+    assert data["results"][0]["speedup"] == pytest.approx(1.25)
+    assert data["crosscheck"] == crosscheck
+    text = paths[1].read_text()
+    assert "Strongest baseline: library kernel (rstd precomputed), 0.1000 ms (given a" in text
+    assert "an easier problem" in text and "do_bench 0.0790 ms (ratio 1.010)" in text
+    # Without the easier one, the fastest remaining baseline is plain.
+    report["rows"] = [r for r in report["rows"] if "precomputed" not in r["name"]]
+    data = json.loads(write_results(report, tmp_path)[0].read_text())
+    assert data["strongest_baseline"]["name"] == "torch.compile"
+    assert not data["strongest_baseline"]["easier"]
 
 
 def test_the_run_report_markdown_has_the_proofs(report):
