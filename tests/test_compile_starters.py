@@ -72,6 +72,25 @@ def test_mojo_starter_builds_without_warnings(directory: Path, tmp_path: Path):
     assert (tmp_path / "starter.so").stat().st_size > 0
 
 
+MOJO_SOLUTIONS = sorted((ROOT / "solutions").glob("*/*/solution.mojo"))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "source",
+    MOJO_SOLUTIONS,
+    ids=[f"{p.parent.parent.name}/{p.parent.name}" for p in MOJO_SOLUTIONS],
+)
+def test_mojo_solution_builds_without_warnings(source: Path, tmp_path: Path):
+    result = subprocess.run(
+        [str(BIN / "mojo"), "build", "--emit", "shared-lib", "--target-accelerator", "sm_90",
+         str(source), "-o", str(tmp_path / "solution.so")],
+        capture_output=True, text=True, env={**os.environ, **QUIET_MODULAR},
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.strip() == "" and "warning" not in result.stdout, result.stderr
+
+
 @pytest.mark.parametrize("directory", CHALLENGES, ids=IDS)
 @pytest.mark.parametrize("key", ["pytorch", "triton", "jax", "cute", "tilelang"])
 def test_python_starter_imports_and_has_solve(directory: Path, key: str):

@@ -12,6 +12,7 @@ from generator.judge import proofs
 from generator.judge.commands import CommandError, parse_seeds
 from generator.judge.plan import Plan, PlanChallenge
 from generator.judge.report import markdown
+from tests.conftest import ROOT
 
 KEY = "143_row_inverse_rms"
 CASES = ["zeros", "wide_rows"]
@@ -221,3 +222,27 @@ def test_seeds_are_a_list_or_a_count():
     for bad in ("0,0", "x", "0"):
         with pytest.raises(CommandError):
             parse_seeds(bad, 0)
+
+
+RESULTS = ROOT / "benchmarks" / "results"
+README_KEYS = ["142_rms_norm_backward", "143_row_inverse_rms"]
+
+
+def test_readme_gpu_table_matches_the_results_files():
+    """The README's hand-written H200 table quotes the results files' medians, never stale ones."""
+    files = [json.loads((RESULTS / f"{key}-h200.json").read_text()) for key in README_KEYS]
+    text = (ROOT / "README.md").read_text()
+    section = text[text.index("## Proven on a GPU") :]
+    rows = [line for line in section.splitlines() if line.startswith("| ") and " ms" in line]
+    assert rows, "README: no timing table under 'Proven on a GPU'"
+    for line in rows:
+        label, *cells = [c.strip() for c in line.strip("|").split("|")]
+        for data, cell in zip(files, cells):
+            if not cell:
+                continue
+            match = [
+                e
+                for e in data["results"]
+                if e["median_ms"] is not None and f"{e['median_ms']:.4f} ms" in cell
+            ]
+            assert match, f"README row {label!r}: {cell!r} is not a median in the results files"
