@@ -17,6 +17,7 @@ from rich.console import Console
 from rich.text import Text
 
 from generator import __version__, extras
+from generator.checks.report import DEFAULT_CASES
 from generator.formatting import FormatError
 from generator.spec.yamlpos import SpecErrors
 
@@ -176,7 +177,9 @@ def check_command(
     against: Optional[Path] = typer.Option(
         None, "--against", help="Another tree whose ids a new challenge must not reuse."
     ),
-    cases: str = typer.Option("7:10", "--cases", help="Expected functional case count, MIN:MAX."),
+    cases: str = typer.Option(
+        "{}:{}".format(*DEFAULT_CASES), "--cases", help="Expected functional case count, MIN:MAX."
+    ),
     generated: Path = typer.Option(TREE_DIR, "--tree", help="Tree that specs are compared with."),
     jobs: int = typer.Option(0, "--jobs", help="Processes for the static rules (0: by tree size)."),
     list_rules: bool = typer.Option(False, "--list-rules", help="Print every rule and exit."),
@@ -199,7 +202,7 @@ def check_command(
         fail(f"error: no rule code starts with {', '.join(unknown)} (see --list-rules)", 2)
     low, _, high = cases.partition(":")
     if not (low.isdigit() and high.isdigit() and int(low) <= int(high)):
-        fail(f"error: --cases takes MIN:MAX, e.g. 7:10, not {cases!r}", 2)
+        fail(f"error: --cases takes MIN:MAX, e.g. 4:15, not {cases!r}", 2)
     if (
         against is not None
         and not (against / "challenges").is_dir()

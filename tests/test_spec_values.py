@@ -142,3 +142,23 @@ def test_the_dtype_table_holds_each_dtypes_range_and_kind():
     assert DTYPES["uint8"].value_problem(-1) == "out of range"
     assert DTYPES["int32"].value_problem(math.nan) == "NaN and infinity are float values only"
     assert DTYPES["float32"].value_problem(math.inf) is None
+
+
+@pytest.mark.parametrize(
+    "new, expect",
+    [
+        (
+            "expected_cases: [6, 9]\n\nfunctional:",
+            "spec.yaml:48:17: the spec has 5 functional cases, outside its expected_cases [6, 9] "
+            "(add or drop cases, or widen the range)",
+        ),
+        (
+            "expected_cases: [9, 6]\n\nfunctional:",
+            "spec.yaml:48:17: expected_cases [9, 6] is no range (give [MIN, MAX])",
+        ),
+    ],
+)
+def test_a_spec_states_its_own_case_range(new, expect):
+    errors = errors_of(spec_text(HIST, "functional:", new))
+    assert expect in errors, "\n".join(errors)
+    load_spec_text(spec_text(HIST, "functional:", "expected_cases: [2, 5]\n\nfunctional:"), "s")

@@ -330,6 +330,22 @@ def _sizes_text(spec: Spec, sizes: Dict[str, Any]) -> str:
     return ", ".join(f"{n}={sizes[n]}" for n in size_names(spec))
 
 
+def _validate_expected_cases(view: SignatureView) -> Iterable[Issue]:
+    spec = view.spec
+    if spec.expected_cases is None:
+        return
+    low, high = spec.expected_cases
+    if not 1 <= low <= high:
+        yield ("expected_cases",), f"expected_cases [{low}, {high}] is no range", "give [MIN, MAX]"
+    elif not low <= len(spec.functional) <= high:
+        yield (
+            ("expected_cases",),
+            f"the spec has {len(spec.functional)} functional cases, outside its expected_cases "
+            f"[{low}, {high}]",
+            "add or drop cases, or widen the range",
+        )
+
+
 def _validate_examples(view: SignatureView) -> Iterable[Issue]:
     spec = view.spec
     for i, ex in enumerate(spec.examples):
@@ -652,6 +668,7 @@ SECTION_VALIDATORS: Tuple[Callable[[SignatureView], Iterable[Issue]], ...] = (
     _validate_signature,
     _validate_examples,
     _validate_functional,
+    _validate_expected_cases,
     _validate_defaults,
     _validate_performance,
     _validate_mutants,
