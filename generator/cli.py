@@ -17,7 +17,6 @@ from rich.console import Console
 from rich.text import Text
 
 from generator import __version__, extras
-from generator.checks.report import DEFAULT_CASES
 from generator.formatting import FormatError
 from generator.spec.yamlpos import SpecErrors
 
@@ -178,7 +177,9 @@ def check_command(
         None, "--against", help="Another tree whose ids a new challenge must not reuse."
     ),
     cases: str = typer.Option(
-        "{}:{}".format(*DEFAULT_CASES), "--cases", help="Expected functional case count, MIN:MAX."
+        "",
+        "--cases",
+        help="Expected functional case count, MIN:MAX (default: the public set's 4:15).",
     ),
     generated: Path = typer.Option(TREE_DIR, "--tree", help="Tree that specs are compared with."),
     jobs: int = typer.Option(0, "--jobs", help="Processes for the static rules (0: by tree size)."),
@@ -188,7 +189,7 @@ def check_command(
 
     Without PATH: ./challenges, or this project's generated/ and specs/."""
     from generator.checks import registry, runner
-    from generator.checks.report import Options
+    from generator.checks.report import DEFAULT_CASES, Options
 
     if list_rules:
         for rule in registry.RULES.values():
@@ -200,7 +201,7 @@ def check_command(
     unknown = registry.unknown_codes(chosen + skipped)
     if unknown:
         fail(f"error: no rule code starts with {', '.join(unknown)} (see --list-rules)", 2)
-    low, _, high = cases.partition(":")
+    low, _, high = (cases or "{}:{}".format(*DEFAULT_CASES)).partition(":")
     if not (low.isdigit() and high.isdigit() and int(low) <= int(high)):
         fail(f"error: --cases takes MIN:MAX, e.g. 4:15, not {cases!r}", 2)
     if (
