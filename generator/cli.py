@@ -176,7 +176,11 @@ def check_command(
     against: Optional[Path] = typer.Option(
         None, "--against", help="Another tree whose ids a new challenge must not reuse."
     ),
-    cases: str = typer.Option("7:10", "--cases", help="Expected functional case count, MIN:MAX."),
+    cases: str = typer.Option(
+        "",
+        "--cases",
+        help="Expected functional case count, MIN:MAX (default: the public set's 4:15).",
+    ),
     generated: Path = typer.Option(TREE_DIR, "--tree", help="Tree that specs are compared with."),
     jobs: int = typer.Option(0, "--jobs", help="Processes for the static rules (0: by tree size)."),
     list_rules: bool = typer.Option(False, "--list-rules", help="Print every rule and exit."),
@@ -185,7 +189,7 @@ def check_command(
 
     Without PATH: ./challenges, or this project's generated/ and specs/."""
     from generator.checks import registry, runner
-    from generator.checks.report import Options
+    from generator.checks.report import DEFAULT_CASES, Options
 
     if list_rules:
         for rule in registry.RULES.values():
@@ -197,9 +201,9 @@ def check_command(
     unknown = registry.unknown_codes(chosen + skipped)
     if unknown:
         fail(f"error: no rule code starts with {', '.join(unknown)} (see --list-rules)", 2)
-    low, _, high = cases.partition(":")
+    low, _, high = (cases or "{}:{}".format(*DEFAULT_CASES)).partition(":")
     if not (low.isdigit() and high.isdigit() and int(low) <= int(high)):
-        fail(f"error: --cases takes MIN:MAX, e.g. 7:10, not {cases!r}", 2)
+        fail(f"error: --cases takes MIN:MAX, e.g. 4:15, not {cases!r}", 2)
     if (
         against is not None
         and not (against / "challenges").is_dir()

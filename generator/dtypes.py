@@ -7,7 +7,10 @@ so a dtype is added (or a language gains a column) in exactly one place.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, Optional
+import math
+from typing import Dict, Optional, Tuple, Union
+
+Number = Union[int, float]
 
 
 @dataclass(frozen=True)
@@ -31,6 +34,30 @@ class DType:
     tilelang: str  # TileLang dtype string (T.Tensor(shape, dtype), T.alloc_fragment)
     #: a size type only (size_t): scalars of it are sizes, no tensor holds it
     scalar_only: bool = False
+    #: the smallest and largest finite value an element holds
+    limits: Tuple[Number, Number] = (0, 0)
+    #: floats: significand bits (with the implicit one): every integer up to 2**bits is exact
+    significand_bits: int = 0
+
+    @property
+    def is_float(self) -> bool:
+        return self.kind == "float"
+
+    @property
+    def exact_integers(self) -> int:
+        """The largest magnitude up to which every integer is an exact element of this type."""
+        return 2 ** self.significand_bits if self.is_float else max(abs(v) for v in self.limits)
+
+    def value_problem(self, value: Number) -> Optional[str]:
+        """Why `value` cannot be an element of this type, in a few words (None when it can)."""
+        if isinstance(value, float) and not math.isfinite(value):
+            return None if self.is_float else "NaN and infinity are float values only"
+        low, high = self.limits
+        if not self.is_float and value != int(value):
+            return "not an integer"
+        if not low <= value <= high:
+            return "out of range"
+        return None
 
     @property
     def is_size(self) -> bool:
@@ -38,34 +65,40 @@ class DType:
         return self.kind == "int" and self.python_scalar == "int"
 
 
+_F32 = 3.4028234663852886e38  # torch.finfo(torch.float32).max
+_BF16 = 3.3895313892515355e38  # torch.finfo(torch.bfloat16).max
+
 _ROWS = [
     # name, size, kind, torch, ctypes pointer, CUDA, include, Mojo, CuTe scalar, CuTe element,
     # JAX, Python scalar, ctypes scalar, Triton, TileLang
     DType("float32", 4, "float", "float32", "ctypes.POINTER(ctypes.c_float)", "float", None,
           "Float32", "cute.Float32", "cutlass.Float32", "float32", "float", "ctypes.c_float",
-          "float32", "float32"),
+          "float32", "float32", limits=(-_F32, _F32), significand_bits=24),
     DType("float16", 2, "float", "float16", "ctypes.POINTER(ctypes.c_uint16)", "half",
           "cuda_fp16.h", "Float16", None, "cutlass.Float16", "float16", None, None, "float16",
-          "float16"),
+          "float16", limits=(-65504.0, 65504.0), significand_bits=11),
     DType("bfloat16", 2, "float", "bfloat16", "ctypes.POINTER(ctypes.c_uint16)", "__nv_bfloat16",
           "cuda_bf16.h", "BFloat16", None, "cutlass.BFloat16", "bfloat16", None, None,
-          "bfloat16", "bfloat16"),
+          "bfloat16", "bfloat16", limits=(-_BF16, _BF16), significand_bits=8),
     DType("int8", 1, "int", "int8", "ctypes.POINTER(ctypes.c_int8)", "int8_t", None, "Int8", None,
-          "cutlass.Int8", "int8", None, None, "int8", "int8"),
+          "cutlass.Int8", "int8", None, None, "int8", "int8", limits=(-(2**7), 2**7 - 1)),
     DType("uint8", 1, "int", "uint8", "ctypes.POINTER(ctypes.c_uint8)", "uint8_t", None, "UInt8",
-          None, "cutlass.Uint8", "uint8", None, None, "uint8", "uint8"),
+          None, "cutlass.Uint8", "uint8", None, None, "uint8", "uint8", limits=(0, 2**8 - 1)),
     DType("int32", 4, "int", "int32", "ctypes.POINTER(ctypes.c_int)", "int", None, "Int32",
-          "cute.Int32", "cutlass.Int32", "int32", "int", "ctypes.c_int", "int32", "int32"),
+          "cute.Int32", "cutlass.Int32", "int32", "int", "ctypes.c_int", "int32", "int32",
+          limits=(-(2**31), 2**31 - 1)),
     DType("uint32", 4, "int", "uint32", "ctypes.POINTER(ctypes.c_uint32)", "unsigned int", None,
-          "UInt32", None, "cutlass.Uint32", "uint32", None, None, "uint32", "uint32"),
+          "UInt32", None, "cutlass.Uint32", "uint32", None, None, "uint32", "uint32",
+          limits=(0, 2**32 - 1)),
     DType("int64", 8, "int", "int64", "ctypes.POINTER(ctypes.c_int64)", "long long", None,
-          "Int64", None, "cutlass.Int64", "int64", None, None, "int64", "int64"),
+          "Int64", None, "cutlass.Int64", "int64", None, None, "int64", "int64",
+          limits=(-(2**63), 2**63 - 1)),
     # a C size (public 1 and 68 declare ctypes.c_size_t): the native languages take it at its own
     # width (CUDA size_t, Mojo UInt64: Mojo's UInt cannot be passed to a kernel); the Python ones
     # as the public starters write it (CuTe cute.Uint32, int elsewhere)
     DType("size_t", 8, "int", "int64", "ctypes.POINTER(ctypes.c_size_t)", "size_t", None,
           "UInt64", "cute.Uint32", "cutlass.Uint32", "uint64", "int", "ctypes.c_size_t",
-          "uint64", "uint64", scalar_only=True),
+          "uint64", "uint64", scalar_only=True, limits=(0, 2**64 - 1)),
 ]  # fmt: skip
 
 DTYPES: Dict[str, DType] = {row.name: row for row in _ROWS}

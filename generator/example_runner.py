@@ -1,10 +1,12 @@
-"""Verify worked examples in one sandboxed child: the reference is the spec author's code.
+"""Verify worked examples, and check the rendered challenges, in one sandboxed child: the reference
+is the spec author's code.
 
-`verify_examples(specs)` starts one child (generator/sandbox.py: time and memory limits, bubblewrap
-where it works) for the whole run, not one per spec. The child loads each spec again and calls
-`example_check.verify_example`, announcing each spec as a step; whatever the reference does there
-(raise SystemExit or KeyboardInterrupt, call os._exit, loop forever, exhaust memory, crash the
-interpreter) becomes a SpecError at that spec's `reference:` line, and the parent carries on.
+`verify_examples(specs, rendered)` starts one child (generator/sandbox.py: time and memory limits,
+bubblewrap where it works) for the whole run, not one per spec. The child loads each spec again
+and calls `example_check.verify_example`, then (given the rendered files)
+`validation.check_rendered` on them, announcing each spec as a step; whatever the reference does
+there (raise SystemExit or KeyboardInterrupt, call os._exit, loop forever, exhaust memory, crash
+the interpreter) becomes a SpecError at that spec's `reference:` line, and the parent carries on.
 
     python -m generator.example_runner   # the child; reads its job from stdin
 """
@@ -12,8 +14,9 @@ interpreter) becomes a SpecError at that spec's `reference:` line, and the paren
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING, Dict, List, Sequence
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence
 
 from generator import sandbox
 from generator.spec.yamlpos import Position, SpecError, SpecErrors
@@ -34,17 +37,55 @@ def limits() -> sandbox.Limits:
     return sandbox.Limits(step_seconds=max(step, 0.1))
 
 
-def verify_examples(specs: Sequence["LoadedSpec"]) -> Dict[int, List[SpecError]]:
-    """The errors of each spec's example (by index in `specs`; a spec without errors is absent).
+def verify_examples(
+    specs: Sequence["LoadedSpec"], rendered: Optional[Sequence[Dict[str, str]]] = None
+) -> Dict[int, List[SpecError]]:
+    """The errors of each spec's example (by index in `specs`; a spec without errors is absent),
+    and, given each spec's rendered files (tree-relative path -> text), of those files as
+    `chgen check --formatters --deep` sees them (generator/validation.py).
 
     One child verifies them all; when spec code kills it, a new child takes the specs after it."""
+    if not specs:
+        return {}
+    with tempfile.TemporaryDirectory(prefix="chgen-rendered-") as scratch:
+        entries = [_entry(item) for item in specs]
+        readable = sorted({item.path.resolve().parent for item in specs})
+        if rendered is not None:
+            _write_tree(Path(scratch), rendered)
+            readable.append(Path(scratch).resolve())
+            for entry, files in zip(entries, rendered):
+                entry["tree"] = str(Path(scratch).resolve())
+                entry["challenge"] = _challenge_of(files)
+        return _run(specs, entries, readable)
+
+
+def _entry(item: "LoadedSpec") -> Dict:
+    return {"path": str(item.path.resolve()), "display": item.display}
+
+
+def _write_tree(root: Path, rendered: Sequence[Dict[str, str]]) -> None:
+    """The rendered files and the base class they import, as a tree the checks can read."""
+    from generator.render import render_core
+
+    for files in [render_core(), *rendered]:
+        for name, text in files.items():
+            (root / name).parent.mkdir(parents=True, exist_ok=True)
+            (root / name).write_text(text)
+
+
+def _challenge_of(files: Dict[str, str]) -> str:
+    """The challenge folder of one spec's files: `challenges/<difficulty>/<id>_<slug>`."""
+    name = next(n for n in files if n.endswith("/challenge.py"))
+    return name.rsplit("/", 1)[0]
+
+
+def _run(
+    specs: Sequence["LoadedSpec"], entries: List[Dict], readable: List[Path]
+) -> Dict[int, List[SpecError]]:
     found: Dict[int, List[SpecError]] = {}
     remaining = list(range(len(specs)))
     while remaining:
-        job = [
-            {"path": str(specs[i].path.resolve()), "display": specs[i].display} for i in remaining
-        ]
-        readable = sorted({specs[i].path.resolve().parent for i in remaining})
+        job = [entries[i] for i in remaining]
         run = sandbox.run_module("generator.example_runner", job, limits(), readable)
         finished = set()
         for message in run.messages:
@@ -109,6 +150,7 @@ def _child() -> None:
     from generator.example_check import verify_example
     from generator.spec.loader import load_spec_text
     from generator.spec.yamlpos import read_text
+    from generator.validation import check_rendered
 
     for index, entry in enumerate(job):
         sandbox.send({"step": index})
@@ -118,6 +160,8 @@ def _child() -> None:
         try:
             loaded = load_spec_text(read_text(path, entry["display"]), entry["display"], path)
             verify_example(loaded)
+            if "challenge" in entry:
+                errors = check_rendered(loaded, Path(entry["tree"]), entry["challenge"])
         except SpecErrors as exc:
             errors = list(exc.errors)
         except SpecError as exc:

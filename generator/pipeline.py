@@ -203,31 +203,42 @@ def _duplicate_file_ids(paths: List[Path]) -> List[SpecError]:
 
 
 def build_output(loaded: List["LoadedSpec"], cache: GenerateCache) -> Output:
-    """Render specs (not the shared base class); verify examples the cache has not seen pass.
+    """Render specs (not the shared base class), then verify what the cache has not seen pass:
+    each example against the reference, and the rendered files against the rules `chgen check
+    --formatters --deep` applies (generator/validation.py), every finding at its spec line.
 
     The verification runs the spec's reference: it happens in one sandboxed child for the run
-    (generator/example_runner.py), never in this process."""
+    (generator/example_runner.py), never in this process. A spec that fails adds nothing."""
     from generator.example_check import example_fingerprint
     from generator.example_runner import verify_examples
     from generator.render import render_challenge
 
-    files: Dict[str, str] = {}
-    owners: Dict[str, str] = {}
+    rendered = [render_challenge(item) for item in loaded]
+    keys = [
+        _validation_key(example_fingerprint(item), files) for item, files in zip(loaded, rendered)
+    ]
+    pending = [i for i, key in enumerate(keys) if not cache.example_verified(key)]
+    failed = verify_examples([loaded[i] for i in pending], [rendered[i] for i in pending])
     errors: List[SpecError] = []
-    fingerprints = [example_fingerprint(item) for item in loaded]
-    pending = [i for i, f in enumerate(fingerprints) if not cache.example_verified(f)]
-    failed = verify_examples([loaded[i] for i in pending])
     for position, index in enumerate(pending):
         if position in failed:
             errors.extend(failed[position])
         else:
-            cache.remember_example(fingerprints[index])
-    bad = {pending[position] for position in failed}
-    for index, item in enumerate(loaded):
-        if index in bad:
-            continue
-        for path, text in render_challenge(item).items():
-            files[path], owners[path] = text, item.spec.dir_name
+            cache.remember_example(keys[index])
     if errors:
         raise SpecErrors(errors)
+    files: Dict[str, str] = {}
+    owners: Dict[str, str] = {}
+    for item, own in zip(loaded, rendered):
+        for path, text in own.items():
+            files[path], owners[path] = text, item.spec.dir_name
     return Output(files, owners)
+
+
+def _validation_key(example: str, files: Dict[str, str]) -> str:
+    """A spec passes again without a check when its example and its rendered files are the same
+    (chgen's own version is part of every key: generator/incremental.py)."""
+    from generator.incremental import sha256
+
+    listing = "".join(f"{path}\0{sha256(text)}\0" for path, text in sorted(files.items()))
+    return sha256(f"{example}\0{listing}")

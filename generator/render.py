@@ -9,6 +9,8 @@ for one challenge directory; `render_core` the shared base class. Nothing is wri
 
 from __future__ import annotations
 
+import math
+
 import functools
 import textwrap
 from dataclasses import dataclass, field, fields
@@ -139,8 +141,11 @@ def render_starters(spec: Spec) -> Dict[str, str]:
 
 
 def py_number(value: Any) -> str:
+    """A number as Python source: NaN and infinity as `float("nan")`, `float("-inf")`."""
     if isinstance(value, int) and not isinstance(value, bool):
         return str(value)
+    if not math.isfinite(value):
+        return f'float("{float(value)!r}")'
     return repr(float(value))
 
 

@@ -105,6 +105,8 @@ def test_new_writes_a_spec_that_generates(workdir: Path, runner):
         workdir / f"generated/challenges/easy/{next_id}_leaky_relu_backward/starter/starter.cu"
     )
     assert "leaky_relu_backward_kernel<<<blocksPerGrid, threadsPerBlock>>>" in starter.read_text()
+    result = runner.invoke(app, ["check", "generated"])
+    assert result.exit_code == 0 and "0 error(s), 0 warning(s)" in result.output, result.output
 
 
 @pytest.mark.parametrize(

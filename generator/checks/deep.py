@@ -2,7 +2,8 @@
 
 Each challenge.py imports its own tree's `core.challenge_base`, so the tree's `challenges/` folder
 is put first on sys.path (and any `core` package of another tree forgotten) before the import. The
-example and functional cases are generated on the CPU; the performance case on torch's "meta"
+example and functional cases are generated on the CPU and the reference is run on every one of them
+(a reference may fail on a later case only); the performance case is generated on torch's "meta"
 device, which records shapes and dtypes without allocating (on the CPU if the meta device fails).
 """
 
@@ -139,23 +140,25 @@ def _check_one(ch: ChallengeDir, model: ChallengePy, report: Report, torch: Any)
         if functional_count(model) is None:
             challenge_py.report_count(model, report, where, len(cases))
         good = [
-            case
+            (i, case)
             for i, case in enumerate(cases)
             if _matches_signature(case, signature, f"functional case {i}", problems)
         ]
-        _prefill(([example] if example_ok else []) + good, model, report)
-        if good:
-            smallest = min(good, key=lambda c: _total_elements(c, torch))
+        _prefill(([example] if example_ok else []) + [case for _, case in good], model, report)
+        for index, case in good:  # every case: a reference may fail on a later one only
+            if any(_is_descriptor(value) for value in case.values()):
+                continue  # the runner draws these: the reference never sees descriptors
             try:
-                _run_reference(cpu, smallest, signature, path, model)
+                _run_reference(cpu, case, signature, path, model)
             except Failure as exc:
                 report.add(
                     "D005",
                     where,
                     exc.line,
                     1,
-                    f"reference_impl failed on the smallest functional case: {exc.message}",
+                    f"reference_impl failed on functional case {index}: {exc.message}",
                 )
+                break
     # performance case
     perf = None
     for device in ("meta", "cpu"):
@@ -269,10 +272,6 @@ def _matches_signature(case: Any, signature: List[SigEntry], what: str, problems
             problems.add(entry.line, entry.col, f"'{entry.name}' is a tensor, not a scalar", what)
             ok = False
     return ok
-
-
-def _total_elements(case: Dict[str, Any], torch: Any) -> int:
-    return sum(v.numel() for v in case.values() if isinstance(v, torch.Tensor))
 
 
 def _run_reference(

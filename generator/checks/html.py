@@ -248,8 +248,8 @@ def _examples(page: Page, model: Optional[ChallengePy], report: Report, where: s
     ranks = example_ranks(model)
     form, offset = next(iter(forms.items()))
     line, col = page.pos(offset)
-    if form == "pre" and any(r >= 2 for r in ranks.values()):
-        multi = [n for n, r in ranks.items() if r >= 2]
+    if form == "pre" and any(r == 2 for r in ranks.values()):  # rank >= 3 goes in <pre> too
+        multi = [n for n, r in ranks.items() if r == 2]
         report.add(
             "H009", where, line, col, f"{', '.join(multi)} is 2-D but the example uses <pre>"
         )

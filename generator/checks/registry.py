@@ -108,8 +108,10 @@ _TABLE: Sequence[Tuple[str, str, str, str, str]] = [
      "use standard torch ops only (no torch.cuda, .is_cuda, .device.type, .cuda())"),
     ("P016", _E, STATIC, "tensor created without device=self.device",
      "pass device=self.device to every tensor constructor"),
+    # the range is the public set's (4 to 15 cases, median 8: report.DEFAULT_CASES)
     ("P017", _W, STATIC, "number of functional cases outside the expected range",
-     "aim for the checklist's range (edge, power-of-two, non-power-of-two, realistic)"),
+     "cover edge, power-of-two, non-power-of-two and realistic sizes; a spec that needs more "
+     "states `expected_cases: [MIN, MAX]`"),
     ("P018", _E, STATIC, "generate_example_test draws random data",
      "use literal values so that challenge.html can show them"),
     # ---------------------------------------------------------------- starters

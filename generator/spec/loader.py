@@ -15,6 +15,7 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
 
 from pydantic import ValidationError
 
+from generator.dtypes import DTYPES, lookup
 from generator.naming import IDENT_RE, SPEC_NAME_RE, find_specs  # noqa: F401 - re-exported
 from generator.spec import shapes
 from generator.spec.model import Correlated, Distribution, Param, Spec, Values, helper_functions
@@ -329,6 +330,22 @@ def _sizes_text(spec: Spec, sizes: Dict[str, Any]) -> str:
     return ", ".join(f"{n}={sizes[n]}" for n in size_names(spec))
 
 
+def _validate_expected_cases(view: SignatureView) -> Iterable[Issue]:
+    spec = view.spec
+    if spec.expected_cases is None:
+        return
+    low, high = spec.expected_cases
+    if not 1 <= low <= high:
+        yield ("expected_cases",), f"expected_cases [{low}, {high}] is no range", "give [MIN, MAX]"
+    elif not low <= len(spec.functional) <= high:
+        yield (
+            ("expected_cases",),
+            f"the spec has {len(spec.functional)} functional cases, outside its expected_cases "
+            f"[{low}, {high}]",
+            "add or drop cases, or widen the range",
+        )
+
+
 def _validate_examples(view: SignatureView) -> Iterable[Issue]:
     spec = view.spec
     for i, ex in enumerate(spec.examples):
@@ -516,11 +533,142 @@ def _validate_case_forms(view: SignatureView) -> Iterable[Issue]:
                 )
 
 
+def _validate_values(view: SignatureView) -> Iterable[Issue]:
+    """Every number a tensor is filled or drawn with fits the tensor's dtype (generator/dtypes.py):
+    NaN and infinity for floats only, integers for integer dtypes, within the dtype's range."""
+    spec = view.spec
+    outs = [p for p in view.tensors if p.direction == "out"]
+    prefills = [
+        (("prefill",), spec.prefill),
+        (("performance", "prefill"), spec.performance.prefill),
+    ]
+    prefills += [(("functional", i, "prefill"), c.prefill) for i, c in enumerate(spec.functional)]
+    for where, prefill in prefills:
+        if prefill is None or isinstance(prefill, str):
+            continue
+        for p in outs:
+            problem = lookup(p.dtype).value_problem(prefill)
+            if problem:
+                yield (
+                    where,
+                    f"prefill {_spelled(prefill)} does not fit {_typed(p)}: {problem}",
+                    _fitting(p),
+                )
+                break
+    inputs = {p.name: p for p in view.inputs}
+    drawn = [(("defaults", "inputs"), spec.defaults.inputs)]
+    drawn += [(("functional", i, "inputs"), c.inputs) for i, c in enumerate(spec.functional)]
+    drawn.append((("performance", "inputs"), spec.performance.inputs))
+    for where, dists in drawn:
+        for name, dist in dists.items():
+            if name in inputs:
+                yield from _check_drawn_values(inputs[name], dist, where + (name,))
+    for i, ex in enumerate(spec.examples):
+        for group, values in (("inputs", ex.inputs), ("outputs", ex.outputs)):
+            for name, value in values.items():
+                if name in view.params and view.params[name].is_tensor:
+                    where = ("examples", i, group, name)
+                    yield from _check_literal(view.params[name], value, where)
+
+
+def _typed(p: Param) -> str:
+    return f"{p.name!r} ({p.dtype})"
+
+
+def _fitting(p: Param) -> str:
+    row = lookup(p.dtype)
+    low, high = row.limits
+    if row.is_float:
+        return f"give a number within {p.dtype}'s range, ±{high:.5g}"
+    return f"give an integer from {low} to {high}"
+
+
+def _spelled(value: Any) -> str:
+    if isinstance(value, float) and not math.isfinite(value):
+        return {"nan": ".nan", "inf": ".inf", "-inf": "-.inf"}[repr(value)]
+    return repr(value)
+
+
+def _check_drawn_values(p: Param, dist: Distribution, loc: PathKey) -> Iterable[Issue]:
+    """The bounds of a draw, a constant and literal values, against `p`'s dtype."""
+    row = lookup(p.dtype)
+    kind = dist.kind
+    if kind == "constant":
+        problem = row.value_problem(dist.constant)
+        if problem:
+            yield (
+                loc + ("constant",),
+                f"constant {_spelled(dist.constant)} does not fit {_typed(p)}: {problem}",
+                _fitting(p),
+            )
+    elif kind in ("uniform", "normal"):
+        for j, bound in enumerate(getattr(dist, kind)):
+            problem = row.value_problem(bound) if row.is_float else None
+            if problem:
+                yield (
+                    loc + (kind, j),
+                    f"{kind} bound {_spelled(bound)} does not fit {_typed(p)}: {problem}",
+                    _fitting(p),
+                )
+                return
+        low, high = getattr(dist, kind)
+        width = high - low if kind == "uniform" else high
+        if row.is_float and width > row.limits[1]:
+            what = "uniform's width (high - low)" if kind == "uniform" else "normal's deviation"
+            yield (
+                loc + (kind,),
+                f"{what} {width:g} exceeds {p.dtype}'s largest value {row.limits[1]:g}",
+                f"draw a narrower range for {p.name!r}",
+            )
+    elif kind == "randint":
+        low, high = dist.randint
+        if row.is_float:
+            top = row.exact_integers
+            for j, bound in ((0, low), (1, high - 1)):
+                if abs(bound) > top:
+                    yield (
+                        loc + ("randint", j),
+                        f"randint into {_typed(p)} draws integers exactly only within "
+                        f"[-{top}, {top}], not {bound}",
+                        "draw a narrower range",
+                    )
+                    return
+        else:
+            for j, bound in ((0, low), (1, high - 1)):
+                problem = row.value_problem(bound)
+                if problem:
+                    what = "low" if j == 0 else "high - 1"
+                    yield (
+                        loc + ("randint", j),
+                        f"randint {what} ({bound}) does not fit {_typed(p)}: {problem}",
+                        _fitting(p),
+                    )
+                    return
+    elif kind == "values":
+        yield from _check_literal(p, dist.values, loc + ("values",))
+
+
+def _check_literal(p: Param, value: Any, loc: PathKey) -> Iterable[Issue]:
+    """The first element of literal data that does not fit `p`'s dtype, at its own position."""
+    row = lookup(p.dtype)
+    stack: List[Tuple[PathKey, Any]] = [(loc, value)]
+    while stack:
+        where, item = stack.pop()
+        if isinstance(item, list):
+            stack.extend(reversed([(where + (k,), v) for k, v in enumerate(item)]))
+            continue
+        problem = row.value_problem(item)
+        if problem:
+            yield where, f"{_spelled(item)} does not fit {_typed(p)}: {problem}", _fitting(p)
+            return
+
+
 #: one validator per spec section, run in this order (errors are reported in this order)
 SECTION_VALIDATORS: Tuple[Callable[[SignatureView], Iterable[Issue]], ...] = (
     _validate_signature,
     _validate_examples,
     _validate_functional,
+    _validate_expected_cases,
     _validate_defaults,
     _validate_performance,
     _validate_mutants,
@@ -529,11 +677,14 @@ SECTION_VALIDATORS: Tuple[Callable[[SignatureView], Iterable[Issue]], ...] = (
     _validate_scaffold,
     _validate_helpers,
     _validate_case_forms,
+    _validate_values,
 )
 
 
 #: the values an integer scalar may take, by dtype
-SCALAR_RANGES = {"int32": (-(2**31), 2**31), "size_t": (0, 2**64)}
+SCALAR_RANGES = {
+    name: (row.limits[0], row.limits[1] + 1) for name, row in DTYPES.items() if not row.is_float
+}
 
 
 def _is_size(p: Param) -> bool:
@@ -629,9 +780,7 @@ def _check_distribution(p: Param, dist: Distribution, params, order, scalars, lo
             yield loc, f"{kind} needs low < high, got [{low}, {high}]", ""
     if kind == "normal" and not dist.normal[1] >= 0:
         yield loc, "normal needs a non-negative standard deviation", ""
-    if kind == "randint" and p.dtype not in ("int8", "uint8", "int32", "uint32", "int64"):
-        yield loc, f"randint draws integers but {p.name!r} is {p.dtype}", "use uniform"
-    if kind in ("uniform", "normal") and p.dtype not in ("float32", "float16", "bfloat16"):
+    if kind in ("uniform", "normal") and not lookup(p.dtype).is_float:
         yield loc, f"{kind} draws floats but {p.name!r} is {p.dtype}", "use randint"
     if isinstance(dist, Values):
         want = resolve_shape(p, scalars, overrides)

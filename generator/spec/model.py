@@ -347,6 +347,9 @@ class Spec(Strict):
     defaults: Defaults = Field(default_factory=lambda: Defaults())
     prefill: Optional[Prefill] = None  # how every output starts before solve (default: empty)
     functional: List[Case] = Field(min_length=1)
+    #: how many functional cases P017 expects of this challenge, [MIN, MAX] (default: the range
+    #: the public set has, generator/checks/report.py DEFAULT_CASES)
+    expected_cases: Optional[List[int]] = Field(default=None, min_length=2, max_length=2)
     performance: Performance
     scaffold: Optional[Scaffold] = None
     mutants: List[Mutant] = Field(default_factory=list)

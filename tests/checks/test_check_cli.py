@@ -24,7 +24,7 @@ LINE_RE = re.compile(r"^(?P<path>[^:]+):(?P<line>\d+):(?P<col>\d+): (?P<code>[A-
 
 @pytest.fixture
 def broken(tmp_path: Path):
-    """142 with one error (P005) and the default case range's warning (P017)."""
+    """142 with one error (P005)."""
     fx = make_fixture(tmp_path, MEDIUM)
     fx.edit("challenge.py", 'name = "RMS Norm Backward"', 'name = "RMS Norm (Backward"')
     return fx
@@ -35,9 +35,8 @@ def invoke(*args: str):
 
 
 def test_generated_tree_is_clean() -> None:
-    """Our own tree passes every static, formatter and deep rule (the case-count range aside,
-    which is a policy setting: see --cases)."""
-    result = run([ROOT / "generated"], Options(deep=True, formatters=True, cases=(1, 100)))
+    """Our own tree passes every static, formatter and deep rule, P017's default range included."""
+    result = run([ROOT / "generated"], Options(deep=True, formatters=True))
     assert [f.render() for f in result.findings] == []
     assert result.challenges >= 1
 
@@ -190,6 +189,15 @@ def test_broken_files_give_findings_not_tracebacks(tmp_path: Path, relative, con
     fx.path(relative).write_bytes(content.encode("latin-1"))
     result = run([fx.root], Options(deep=True))
     assert any(f.path.endswith(relative) for f in result.findings)
+
+
+def test_the_default_case_range_is_the_public_sets() -> None:
+    """4 to 15: what the public set's challenges have (benchmarks/case_counts.py), 142 and 143
+    (15 and 12 cases) inside it, and what P017's advice names."""
+    assert Options().cases == (4, 15)
+    assert "expected_cases: [MIN, MAX]" in RULES["P017"].fix
+    result = run([ROOT / "generated"], Options(select=["P017"]))
+    assert result.findings == [] and result.challenges >= 2
 
 
 def test_case_count_comes_from_deep_when_static_cannot_tell(tmp_path: Path) -> None:

@@ -1,0 +1,75 @@
+"""`chgen generate` refuses what `chgen check --formatters --deep` would flag in what it renders,
+at the spec line that produced it, and writes nothing; `chgen check SPEC` says the same."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from generator.cli import app
+
+BROKEN_LATEX = ("by 2.\n  </p>", "by 2.\n    It computes \\( y_{i = 2 x_i \\).\n  </p>")
+LONG_NOTE = (
+    "  - name: large\n",
+    "  - name: large\n    note: " + "a long note that goes on " * 4 + "\n",
+)
+LATER_CASE_FAILS = (
+    "  y.copy_(2.0 * x)",
+    "  assert x.shape[0] != 7, 'seven'\n  y.copy_(2.0 * x)",
+)
+SEVENTH_CASE = (
+    "    scalars: {N: 100000}\n",
+    "    scalars: {N: 100000}\n  - name: seven\n    scalars: {N: 7}\n",
+)
+
+
+def new_spec(workdir: Path, runner) -> Path:
+    result = runner.invoke(app, ["new", "my_thing", "--difficulty", "easy", "--id", "900"])
+    assert result.exit_code == 0, result.output
+    return workdir / "specs" / "900_my_thing.yaml"
+
+
+def edit(path: Path, *replacements) -> None:
+    text = path.read_text()
+    for old, new in replacements:
+        assert old in text, old
+        text = text.replace(old, new, 1)
+    path.write_text(text)
+
+
+def line_of(path: Path, needle: str) -> int:
+    return next(n for n, line in enumerate(path.read_text().splitlines(), 1) if needle in line)
+
+
+def test_generate_reports_rendered_findings_at_the_spec_and_writes_nothing(workdir, runner):
+    spec = new_spec(workdir, runner)
+    edit(spec, BROKEN_LATEX, LONG_NOTE, LATER_CASE_FAILS, SEVENTH_CASE)
+    before = sorted(p.relative_to(workdir) for p in (workdir / "generated").rglob("*"))
+    result = runner.invoke(app, ["generate", str(spec.relative_to(workdir))])
+    assert result.exit_code == 1
+    shown = "specs/900_my_thing.yaml"
+    latex, note, seven = (
+        line_of(spec, "It computes"),
+        line_of(spec, "note:"),
+        line_of(spec, "name: seven"),
+    )
+    assert (
+        f"{shown}:{latex}:5: H006 `y_{{i = 2 x_i`: 1 '{{' never closed; fix the formula (fix it "
+        "in the spec: it renders into challenge.html line 3)"
+    ) in result.output
+    assert f"{shown}:{note}:11: F002 E501 line too long (116 > 100 characters)" in result.output
+    assert f"{shown}:{seven}:11: D005 reference_impl failed on functional case 4: " in result.output
+    assert "AssertionError: seven" in result.output
+    assert "nothing was written" in result.output, result.output
+    after = sorted(p.relative_to(workdir) for p in (workdir / "generated").rglob("*"))
+    assert after == before
+    checked = runner.invoke(app, ["check", str(spec.relative_to(workdir))])
+    assert checked.exit_code == 1
+    assert f"{shown}:{latex}:5: G001 H006" in checked.output
+
+
+def test_the_skeleton_generates_and_validates_cleanly(workdir, runner):
+    spec = new_spec(workdir, runner)
+    result = runner.invoke(app, ["generate", str(spec.relative_to(workdir))])
+    assert result.exit_code == 0, result.output
+    checked = runner.invoke(app, ["check", "generated", "--formatters"])
+    assert "0 error(s), 0 warning(s)" in checked.output, checked.output
