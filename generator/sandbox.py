@@ -8,6 +8,10 @@ code; `chgen generate`, `chgen check` and the pre-commit hooks run them. They ru
 - inside bubblewrap (`bwrap`) where it is installed and works: the filesystem read-only, a private
   `/tmp`, no network, its own PID namespace, dying with its parent.
 
+The one bubblewrap command line builder (`bwrap_argv`, from a `View`) and the one probe
+(`bwrap_failure`) live here too; the judge's solution sandbox (generator/judge/sandbox.py) uses
+both with a narrower view.
+
 The protocol is JSON lines on the child's own stdout: the child calls `channel()` first, which moves
 what the untrusted code prints to stderr, and then `send(...)` messages. A message holding
 `"step": ...` restarts the step clock; the parent gives the child `startup_seconds` before its first
