@@ -125,6 +125,7 @@ def results_for(report: Dict[str, Any], challenge: str) -> Dict[str, Any]:
         "driver": machine.get("driver"),
         "versions": versions(report),
         "copy_gbps": meta.get("copy_gbps"),
+        "isolation": meta.get("isolation"),
         "results": entries,
         "strongest_baseline": strongest,
         "crosscheck": (meta.get("crosscheck") or {}).get(challenge),
@@ -135,6 +136,18 @@ def _num(value: Optional[float], spec: str) -> str:
     return "—" if value is None else format(value, spec)
 
 
+def isolation_line(isolation: Dict[str, Any]) -> str:
+    """The sandbox and the limits of the run, in one line."""
+    parts = [str(isolation.get("sandbox") or "sandbox unknown")]
+    if isolation.get("memory_limit_bytes"):
+        parts.append(f"memory {isolation['memory_limit_bytes'] / 2**30:.0f} GiB")
+    if isolation.get("process_limit"):
+        parts.append(f"{isolation['process_limit']} processes")
+    if isolation.get("file_size_limit_bytes"):
+        parts.append(f"files up to {isolation['file_size_limit_bytes'] / 2**20:.0f} MiB")
+    return "; ".join(parts)
+
+
 def markdown_for(report: Dict[str, Any], challenge: str, data: Dict[str, Any]) -> str:
     lines = [f"# {challenge} on {data['gpu'] or 'no GPU'}", ""]
     lines += [
@@ -142,6 +155,9 @@ def markdown_for(report: Dict[str, Any], challenge: str, data: Dict[str, Any]) -
         f"- Driver: {data['driver']}",
         "- Versions: " + ", ".join(f"{k} {v}" for k, v in data["versions"].items()),
     ]
+    isolation = data.get("isolation") or {}
+    if isolation:
+        lines.append(f"- Solutions ran: {isolation_line(isolation)}")
     if data["copy_gbps"]:
         lines.append(f"- Device copy bandwidth: {data['copy_gbps']:.0f} GB/s (read + write)")
     rows = [r for r in report.get("rows", []) if r["challenge"] == challenge]

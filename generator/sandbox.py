@@ -8,6 +8,10 @@ code; `chgen generate`, `chgen check` and the pre-commit hooks run them. They ru
 - inside bubblewrap (`bwrap`) where it is installed and works: the filesystem read-only, a private
   `/tmp`, no network, its own PID namespace, dying with its parent.
 
+The one bubblewrap command line builder (`bwrap_argv`, from a `View`) and the one probe
+(`bwrap_failure`) live here too; the judge's solution sandbox (generator/judge/sandbox.py) uses
+both with a narrower view.
+
 The protocol is JSON lines on the child's own stdout: the child calls `channel()` first, which moves
 what the untrusted code prints to stderr, and then `send(...)` messages. A message holding
 `"step": ...` restarts the step clock; the parent gives the child `startup_seconds` before its first
@@ -17,6 +21,7 @@ says whether it timed out, how it exited and what it sent.
 
 from __future__ import annotations
 
+import glob
 import json
 import os
 import selectors
@@ -28,7 +33,7 @@ import time
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence, TextIO
+from typing import Any, Callable, Dict, List, Optional, Sequence, TextIO, Tuple
 
 #: default limits (seconds of wall time, bytes of address space)
 STARTUP_SECONDS = 180.0
@@ -108,39 +113,127 @@ def _set_limits(limits: Limits) -> None:
             pass
 
 
-def _bwrap_prefix(readable: Sequence[Path], workdir: Optional[str] = None) -> List[str]:
-    """bubblewrap arguments: the whole filesystem read-only, a private /tmp, nothing shared."""
-    prefix = [
-        "bwrap",
-        "--ro-bind", "/", "/",
-        "--dev", "/dev",
-        "--proc", "/proc",
-        "--tmpfs", "/tmp",
-        "--unshare-all",
-        "--die-with-parent",
-        "--new-session",
-    ]  # fmt: skip
-    for path in sorted({str(Path(p).resolve()) for p in readable}):
-        prefix += ["--ro-bind-try", path, path]  # what the child reads under /tmp stays visible
-    return prefix + ["--chdir", workdir or os.getcwd(), "--"]
+#: Folders a sandbox that shows only the system (not the whole filesystem) binds read-only.
+SYSTEM_DIRS = ("/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin", "/etc", "/opt")
+#: What CUDA reads besides its device nodes and libraries: the PCI topology, CPUs and NUMA nodes,
+#: and the persistence daemon's socket where one runs.
+GPU_READABLE = ("/sys", "/run/nvidia-persistenced")
 
 
-@lru_cache(maxsize=1)
-def bwrap_works() -> bool:
-    """bubblewrap is on PATH and can start a process here (a container may forbid namespaces)."""
-    if os.environ.get(USE_BWRAP_ENV, "1") == "0" or shutil.which("bwrap") is None:
-        return False
+@dataclass(frozen=True)
+class View:
+    """What a bubblewrap sandbox shows. Spec code sees the whole filesystem read-only; a solution
+    sees only SYSTEM_DIRS and what it is given. Either way: a private /tmp, no network, its own
+    PID, IPC, UTS and cgroup namespaces, the process dying with its parent."""
+
+    whole_root: bool = True
+    readable: Sequence[str] = ()  # host paths shown read-only at the same place
+    files: Tuple[Tuple[str, str], ...] = ()  # (sandbox path, host path), read-only
+    scratch: Optional[str] = None  # a writable tmpfs folder besides /tmp (also the workdir)
+    tmpfs_bytes: Optional[int] = None  # size of /tmp and the scratch folder
+    gpu: bool = False  # the /dev/nvidia* nodes and GPU_READABLE
+    drops_to_user: bool = False  # started by root, drops to another user itself (no user ns)
+    workdir: Optional[str] = None  # default: the scratch folder, else the current folder
+
+
+def bwrap_argv(view: View) -> List[str]:
+    """`bwrap` and its options up to (not including) `--`: the one builder of sandbox command
+    lines, for spec code and for solutions."""
+    argv = ["bwrap", "--die-with-parent", "--new-session"]
+    argv += ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts"]
+    argv += ["--unshare-cgroup-try"]
+    if view.drops_to_user:
+        # Privileged bwrap, no user namespace: the process starts as root without capabilities
+        # but these two, and drops to its user before anything else.
+        argv += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
+    else:
+        argv += ["--unshare-user-try"]
+    if view.whole_root:
+        argv += ["--ro-bind", "/", "/"]
+    else:
+        for folder in SYSTEM_DIRS:
+            argv += ["--ro-bind-try", folder, folder]
+    argv += ["--dev", "/dev", "--proc", "/proc"]
+    size = ["--perms", "01777", "--size", str(view.tmpfs_bytes)] if view.tmpfs_bytes else []
+    argv += size + ["--tmpfs", "/tmp"]
+    if view.scratch:
+        argv += size + ["--tmpfs", view.scratch]
+    readable = sorted({str(Path(p).resolve()) for p in view.readable})
+    if not view.whole_root:
+        # bwrap creates missing mount points as 0700 root folders: open them, or nobody is stuck
+        targets = readable + [inside for inside, _ in view.files]
+        parents = {str(a) for p in targets for a in Path(p).parents if str(a) != "/"}
+        for folder in sorted(parents, key=lambda f: (f.count("/"), f)):
+            argv += ["--perms", "0755", "--dir", folder]
+    for path in readable:
+        argv += ["--ro-bind-try", path, path]  # what the child reads under /tmp stays visible
+    for inside, host in view.files:
+        argv += ["--ro-bind", host, inside]
+    if view.gpu:
+        for node in sorted(glob.glob("/dev/nvidia*")):
+            argv += ["--dev-bind", node, node]
+        for path in GPU_READABLE:
+            argv += ["--ro-bind-try", path, path]
+    return argv + ["--chdir", view.workdir or view.scratch or os.getcwd()]
+
+
+def bwrap_missing() -> Optional[str]:
+    """Why bubblewrap cannot be used at all here, or None."""
+    if shutil.which("bwrap") is None:
+        return "bubblewrap is not installed"
+    return None
+
+
+@lru_cache(maxsize=None)
+def bwrap_failure(argv: Tuple[str, ...], timeout: float = 60.0) -> Optional[str]:
+    """The one probe: run `argv` (a bwrap command line with its command) once per process and
+    return why it failed (its last line of stderr), or None where it worked. A container may
+    forbid namespaces; a view may hide what the command needs."""
+    missing = bwrap_missing()
+    if missing:
+        return missing
     try:
         done = subprocess.run(
-            _bwrap_prefix([], workdir="/") + ["true"],  # whatever the current folder is
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            timeout=30,
-            check=False,
+            list(argv), stdin=subprocess.DEVNULL, capture_output=True, timeout=timeout, check=False
         )
-    except (OSError, subprocess.TimeoutExpired):
+    except (OSError, subprocess.SubprocessError) as exc:
+        return f"bwrap failed: {exc}"
+    if done.returncode == 0:
+        return None
+    lines = done.stderr.decode(errors="replace").strip().splitlines() or [
+        f"exit status {done.returncode}"
+    ]
+    return f"bwrap failed: {lines[-1][:200]}"
+
+
+def _spec_view(readable: Sequence[Path], workdir: Optional[str] = None) -> View:
+    return View(readable=tuple(str(p) for p in readable), workdir=workdir)
+
+
+def bwrap_works() -> bool:
+    """bubblewrap is on PATH and can start a process here for spec code (CHGEN_BWRAP=0: no)."""
+    if os.environ.get(USE_BWRAP_ENV, "1") == "0":
         return False
-    return done.returncode == 0
+    probe = bwrap_argv(_spec_view([], workdir="/")) + ["--", "true"]  # whatever the folder is
+    return bwrap_failure(tuple(probe), 30.0) is None
+
+
+def sandboxed_command(command: List[str], readable: Sequence[Path] = ()) -> Tuple[List[str], bool]:
+    """`command` (a Python child running spec code) inside the spec-code sandbox where it works:
+    the interpreter, its packages, chgen and the current folder stay visible (also under /tmp).
+    Returns the command line and whether it is sandboxed."""
+    if not bwrap_works():
+        return command, False
+    package_root = str(Path(__file__).resolve().parent.parent)
+    interpreter = [sys.prefix, sys.base_prefix, os.path.dirname(os.path.realpath(sys.executable))]
+    interpreter += [entry for entry in sys.path if entry and os.path.isdir(entry)]
+    visible = list(readable) + [package_root, os.getcwd()] + interpreter
+    return bwrap_argv(_spec_view(visible)) + ["--"] + command, True
+
+
+def start_limited(limits: Limits) -> Callable[[], None]:
+    """A preexec_fn: the child's rlimits (set between fork and exec, before any spec code)."""
+    return lambda: _set_limits(limits)
 
 
 def run_module(
@@ -156,19 +249,7 @@ def run_module(
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
     env["PYTHONDONTWRITEBYTECODE"] = "1"
-    command = [sys.executable, "-m", module]
-    sandboxed = bwrap_works()
-    if sandboxed:
-        # the interpreter and its packages may live under /tmp too (a virtualenv made there)
-        interpreter = [
-            sys.prefix,
-            sys.base_prefix,
-            os.path.dirname(os.path.realpath(sys.executable)),
-        ]
-        interpreter += [entry for entry in sys.path if entry and os.path.isdir(entry)]
-        command = (
-            _bwrap_prefix(list(readable) + [package_root, os.getcwd()] + interpreter) + command
-        )
+    command, sandboxed = sandboxed_command([sys.executable, "-m", module], readable)
     run = ChildRun(sandboxed=sandboxed)
     try:
         proc = subprocess.Popen(
@@ -178,7 +259,7 @@ def run_module(
             stderr=subprocess.PIPE,
             env=env,
             start_new_session=True,
-            preexec_fn=lambda: _set_limits(limits),
+            preexec_fn=start_limited(limits),
         )
     except OSError as exc:
         run.returncode, run.stderr = 127, f"cannot start {command[0]}: {exc.strerror}"

@@ -262,3 +262,46 @@ def test_a_kill_during_the_swap_leaves_one_complete_tree(tmp_path, when):
         assert {k: v for k, v in now.items() if k != tree.MANIFEST} == new_files
     tree.write(root, output("old\n"), force=True)  # the next run clears what the kill left
     assert sorted(p.name for p in tmp_path.iterdir()) == [".generated.lock", "generated"]
+
+
+# ------------------------------------------------------------- chgen check --deep runs sandboxed
+
+
+def _tree_with_challenge_py(tmp_path: Path, prefix: str) -> Path:
+    """A copy of challenge 142's tree whose challenge.py starts with `prefix`."""
+    import shutil
+
+    source = ROOT / "generated" / "challenges"
+    target = tmp_path / "challenges"
+    shutil.copytree(source / "core", target / "core")
+    challenge = target / "medium" / "142_rms_norm_backward"
+    shutil.copytree(source / "medium" / "142_rms_norm_backward", challenge)
+    path = challenge / "challenge.py"
+    path.write_text(prefix + path.read_text())
+    return challenge
+
+
+@pytest.mark.slow
+def test_deep_check_of_a_challenge_py_that_exits_is_a_finding(tmp_path):
+    from generator.checks.report import Options
+    from generator.checks.runner import run
+
+    challenge = _tree_with_challenge_py(tmp_path, "import os\nos._exit(3)\n")
+    result = run([challenge], Options(deep=True, select=("D006",)))
+    messages = [f.render() for f in result.findings if f.code == "D006"]
+    assert len(messages) == 1 and "exit status 3" in messages[0], messages
+    assert messages[0].startswith(str(challenge.name)) or "challenge.py:1:1" in messages[0]
+
+
+@pytest.mark.slow
+def test_deep_check_of_a_challenge_py_cannot_write_beside_it(tmp_path):
+    from generator.checks.report import Options
+    from generator.checks.runner import run
+    from generator.sandbox import bwrap_works
+
+    if not bwrap_works():
+        pytest.skip("bubblewrap does not work here")
+    planted = tmp_path / "planted.txt"
+    prefix = f"try:\n    open({str(planted)!r}, 'w').write('x')\nexcept OSError:\n    pass\n"
+    run([_tree_with_challenge_py(tmp_path, prefix)], Options(deep=True, select=("D006",)))
+    assert not planted.exists()

@@ -1,4 +1,5 @@
-"""Deep rules: import each challenge.py on the CPU and run what it defines.
+"""Deep rules: import each challenge.py on the CPU and run what it defines (in the spec-code
+sandbox, deep_runner.py: time and memory limits, bubblewrap where it works).
 
 Each challenge.py imports its own tree's `core.challenge_base`, so the tree's `challenges/` folder
 is put first on sys.path (and any `core` package of another tree forgotten) before the import. The
@@ -76,6 +77,19 @@ def check(
     models: Dict[Any, Optional[ChallengePy]],
     report: Report,
 ) -> None:
+    """The deep rules, run in the spec-code sandbox (deep_runner.py calls `check_here` there):
+    challenge.py is code chgen does not trust."""
+    from generator.checks.deep_runner import check_in_sandbox
+
+    check_in_sandbox(challenges, models, report)
+
+
+def check_here(
+    challenges: Sequence[ChallengeDir],
+    models: Dict[Any, Optional[ChallengePy]],
+    report: Report,
+) -> None:
+    """The deep rules in this process (the sandboxed child's side)."""
     import torch
 
     for ch in challenges:

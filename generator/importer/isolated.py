@@ -6,12 +6,15 @@ the parent holds no torch and runs none of the challenge's code. Each challenge 
 a worker past it is killed and replaced, and the challenge is refused with that reason, as it is
 when its worker dies (a challenge that calls os._exit or crashes the interpreter). Whatever a
 challenge raises comes back as its refusal, never as a traceback. Results come back in the order
-the directories were given.
+the directories were given. The workers run in the spec-code sandbox (generator/sandbox.py: the
+limits of spec code on memory, file size and core files, bubblewrap where it works: the filesystem
+read-only, a private /tmp, no network); what challenge.py prints goes nowhere.
 """
 
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -22,6 +25,7 @@ from pathlib import Path
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 import generator
+from generator import sandbox
 from generator.importer.report import reason_of
 
 #: default seconds one challenge may take in its worker (import, trace, render, compare)
@@ -135,6 +139,7 @@ class _Slot:
     ready: bool = False
     job: Optional[int] = None  # index of the directory it works on
     started: float = 0.0  # when it took the job, or when it was spawned
+    sandboxed: bool = False  # inside bubblewrap (which reports a signal as 128 + its number)
 
 
 class ImportPool:
@@ -144,28 +149,39 @@ class ImportPool:
         self.jobs = max(1, jobs)
         self.timeout = timeout
         self._slots: List[_Slot] = []
+        self._readable: List[Path] = []  # the folders the workers must see (the sandbox hides /tmp)
 
     def _spawn(self) -> _Slot:
         """A fresh interpreter that finds this copy of chgen, whatever the current folder."""
         env = dict(os.environ)
         package_parent = str(Path(generator.__file__).resolve().parent.parent)
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [package_parent, env.get("PYTHONPATH")]))
-        process = subprocess.Popen(
+        command, sandboxed = sandbox.sandboxed_command(
             [sys.executable, "-c", "from generator.importer.isolated import serve; serve()"],
+            self._readable,
+        )
+        process = subprocess.Popen(
+            command,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             env=env,
+            start_new_session=True,
+            preexec_fn=sandbox.start_limited(
+                sandbox.Limits(startup_seconds=STARTUP_TIMEOUT, step_seconds=self.timeout)
+            ),
         )
         answers = Connection(os.dup(process.stdout.fileno()), writable=False)
         jobs = Connection(os.dup(process.stdin.fileno()), readable=False)
         process.stdout.close()
         process.stdin.close()
-        return _Slot(process, answers, jobs, started=time.monotonic())
+        return _Slot(process, answers, jobs, started=time.monotonic(), sandboxed=sandboxed)
 
     @staticmethod
     def _stop(slot: _Slot) -> None:
-        if slot.process.poll() is None:
-            slot.process.kill()
+        try:
+            os.killpg(slot.process.pid, signal.SIGKILL)  # the worker and whatever it started
+        except (ProcessLookupError, PermissionError):
+            pass
         slot.process.wait(5)
         slot.conn.close()
         slot.jobs.close()
@@ -179,6 +195,7 @@ class ImportPool:
     ) -> Iterator[Outcome]:
         """Import every directory; yield the outcomes in the order of `directories`."""
         pending = list(range(len(directories)))
+        self._readable = sorted({Path(d).resolve().parent for d in directories})
         done: Dict[int, Outcome] = {}
         next_out = 0
         try:
@@ -268,7 +285,11 @@ class ImportPool:
                 raise PoolError(f"an import worker exited while starting (exit code {code})")
             return []
         index, slot.job = slot.job, None
-        message = f"the import process died (exit code {code}) while running challenge.py"
+        signum = sandbox.exit_signal(code, slot.sandboxed)
+        how = (
+            f"was killed by {sandbox.signal_name(signum)}" if signum else f"died (exit code {code})"
+        )
+        message = f"the import process {how} while running challenge.py"
         return [(index, refused(directories[index], time.monotonic() - slot.started, message))]
 
     def _replace_stopped(self, pending: List[int]) -> None:

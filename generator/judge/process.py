@@ -50,6 +50,17 @@ def forbid_inspection() -> bool:
     return _prctl(PR_SET_DUMPABLE, 0)
 
 
+def harden_worker(device: str, sandboxed: bool) -> None:
+    """How the judge's worker (and the GPU sandbox probe, which stands in for it) protects
+    itself: orphans of the solution's processes come back to it (and are killed at the end), and
+    no process of the same user may read its memory or descriptors. An unsandboxed GPU solution
+    runs as the worker's user beside it, the one form of CUDA IPC the H200 runs before the GPU
+    sandbox had proved: there the worker stays inspectable, as it was."""
+    become_subreaper()
+    if sandboxed or not device.startswith("cuda"):
+        forbid_inspection()
+
+
 def die_with_parent() -> bool:
     return _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
 

@@ -22,7 +22,13 @@ from typing import Any, Dict, List, Optional
 from generator.judge import verdicts as V
 from generator.judge.channel import Channel, ChannelClosed
 from generator.judge.process import OutputTail, kill_tree, process_limit, tree_usage
-from generator.judge.sandbox import SCRATCH, Mode, bwrap_argv, python_paths, solution_env
+from generator.judge.sandbox import (
+    SCRATCH,
+    Mode,
+    bwrap_argv,
+    solution_binds,
+    solution_process_env,
+)
 from generator.sandbox import exit_signal, signal_name
 
 POLL_S = 0.05
@@ -67,12 +73,8 @@ class SolutionProcess:
         inside = f"{SCRATCH}/solution/{artifact.name}"
         self.scratch = Path(tempfile.mkdtemp(prefix="chgen-solution-"))
         mine, theirs = socket.socketpair()
-        env = solution_env(os.environ, SCRATCH if mode.sandboxed else str(self.scratch))
-        inherited = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
-        binds = python_paths(inherited + [p for p in (job.get("mojo_runtime"),) if p])
-        from generator.judge.cache import PACKAGE_ROOT
-
-        env["PYTHONPATH"] = os.pathsep.join([str(PACKAGE_ROOT.parent)] + inherited)
+        env = solution_process_env(SCRATCH if mode.sandboxed else str(self.scratch))
+        binds = solution_binds([p for p in (job.get("mojo_runtime"),) if p])
         if mode.sandboxed:
             argv = bwrap_argv(binds, {inside: str(artifact.resolve())}, job["device"])
             argv += ["--"]

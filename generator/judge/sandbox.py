@@ -2,23 +2,27 @@
 
 Inside the sandbox the process sees the system folders and the Python environment read-only,
 chgen's own package, its scratch folder (a small tmpfs), the solution file and, on a GPU
-machine, the /dev/nvidia* nodes; no challenge folder, no `solutions/`, no cache, no home and no
-network. Run by root, the solution runs as `nobody`. Without bubblewrap (or where it cannot create
-namespaces) the process runs unsandboxed; the limits of `process.py` apply either way.
+machine, the /dev/nvidia* nodes, /sys and the persistence daemon's socket (read-only); no
+challenge folder, no `solutions/`, no cache, no home and no network. Run by root, the solution
+runs as `nobody`. The command line comes from generator/sandbox.py (the one builder, shared with
+spec code); whether it works is probed once per process and device kind: on the CPU by starting
+the interpreter in it, on a GPU by opening a judge-exported CUDA IPC handle in it (gpu_probe.py).
+Where the probe fails the process runs unsandboxed, and says why; the limits of `process.py`
+apply either way.
 """
 
 from __future__ import annotations
 
-import glob
 import os
-import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
+from generator import sandbox
 from generator.judge.process import solution_uid
+from generator.sandbox import View
 
 SCRATCH = "/job"
 SCRATCH_BYTES = 512 << 20
@@ -43,7 +47,6 @@ ENV_PREFIXES = (
     "LC_",
 )
 ENV_NAMES = ("PATH", "LANG", "LD_LIBRARY_PATH", "CUTE_DSL_ARCH", "TERM")
-SYSTEM_DIRS = ("/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin", "/etc", "/opt")
 
 
 @dataclass(frozen=True)
@@ -99,76 +102,83 @@ def python_paths(extra: Sequence[str] = ()) -> List[str]:
     return kept
 
 
-def bwrap_argv(
-    binds: Sequence[str], files: Dict[str, str], device: str, scratch_bytes: int = SCRATCH_BYTES
-) -> List[str]:
-    """`bwrap` up to `--`: system folders and `binds` read-only, `files` (sandbox path: host
-    path) read-only, a tmpfs scratch folder and /tmp, the GPU nodes on a GPU."""
-    argv = ["bwrap", "--die-with-parent", "--new-session"]
-    argv += ["--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try"]
-    if not device.startswith("cuda"):
-        argv += ["--unshare-ipc"]  # CUDA IPC handles need the IPC namespace they came from
-    if os.geteuid() == 0:
-        # Privileged bwrap, no user namespace: the solution's process starts as root without
-        # capabilities but these two, and drops to nobody before anything else (solver.py).
-        argv += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
-    else:
-        argv += ["--unshare-user"]
-    for folder in SYSTEM_DIRS:
-        argv += ["--ro-bind-try", folder, folder]
-    argv += ["--proc", "/proc", "--dev", "/dev"]
-    argv += ["--perms", "01777", "--size", str(scratch_bytes), "--tmpfs", "/tmp"]
-    argv += ["--perms", "01777", "--size", str(scratch_bytes), "--tmpfs", SCRATCH]
-    # bwrap creates missing mount points as 0700 root folders: open them, or nobody is stuck
-    parents = {str(a) for p in list(binds) + list(files) for a in Path(p).parents if str(a) != "/"}
-    for folder in sorted(parents, key=lambda f: (f.count("/"), f)):
-        argv += ["--perms", "0755", "--dir", folder]
-    for path in binds:
-        argv += ["--ro-bind", path, path]
-    for inside, host in files.items():
-        argv += ["--ro-bind", host, inside]
-    if device.startswith("cuda"):
-        for node in sorted(glob.glob("/dev/nvidia*")):
-            argv += ["--dev-bind", node, node]
-    argv += ["--chdir", SCRATCH]
-    return argv
+def _entries(variable: str) -> List[str]:
+    return [p for p in os.environ.get(variable, "").split(os.pathsep) if p]
 
 
-_MODE: Optional[Mode] = None
+def solution_binds(extra: Sequence[str] = ()) -> List[str]:
+    """What the sandbox shows read-only besides the system folders: chgen, the interpreter, its
+    import path (PYTHONPATH too), the library path (a GPU toolkit may live outside /usr), `extra`.
+    """
+    return python_paths(_entries("PYTHONPATH") + _entries("LD_LIBRARY_PATH") + list(extra))
 
 
-#: Why a GPU solution runs beside the worker: the driver opens an IPC handle only in a process
-#: of the exporter's PID namespace and user that may inspect the exporter (seen on an H200:
-#: cuIpcOpenMemHandle fails with CUDA_ERROR_INVALID_VALUE inside bubblewrap, as nobody).
-CUDA_UNSANDBOXED = "CUDA IPC needs the solution in the worker's PID namespace, as the same user"
+def solution_process_env(scratch: str) -> Dict[str, str]:
+    """The solution's environment (solution_env), able to import this copy of chgen."""
+    from generator.judge.cache import PACKAGE_ROOT
+
+    env = solution_env(os.environ, scratch)
+    env["PYTHONPATH"] = os.pathsep.join([str(PACKAGE_ROOT.parent)] + _entries("PYTHONPATH"))
+    return env
+
+
+def solution_view(binds: Sequence[str], files: Dict[str, str], device: str) -> View:
+    """What the solution's process sees: the system folders and `binds` read-only, `files`
+    (sandbox path: host path) read-only, a small tmpfs scratch folder and /tmp; on a GPU its
+    device nodes and what CUDA reads."""
+    return View(
+        whole_root=False,
+        readable=tuple(binds),
+        files=tuple(files.items()),
+        scratch=SCRATCH,
+        tmpfs_bytes=SCRATCH_BYTES,
+        gpu=device.startswith("cuda"),
+        drops_to_user=os.geteuid() == 0,
+    )
+
+
+def bwrap_argv(binds: Sequence[str], files: Dict[str, str], device: str) -> List[str]:
+    """`bwrap` up to `--` for the solution's process."""
+    return sandbox.bwrap_argv(solution_view(binds, files, device))
+
+
+def drop_code(uid: Optional[int]) -> str:
+    """Python that first becomes `uid`, as solver.py does."""
+    return f"import os; os.setgroups([]); os.setgid({uid}); os.setuid({uid})" if uid else "pass"
+
+
+#: The modes this process found, by kind of device ("cpu", "cuda"): each probed once.
+_MODES: Dict[str, Mode] = {}
 
 
 def probe(use_sandbox: bool = True, device: str = "cpu") -> Mode:
-    """Can this machine sandbox (and drop to nobody)? Tried once per process with the real
-    interpreter. GPU solutions are not sandboxed (CUDA_UNSANDBOXED)."""
-    global _MODE
-    if device.startswith("cuda"):
-        return Mode("none", None, CUDA_UNSANDBOXED)
+    """How solutions run on `device` here, found once per process (see the module doc)."""
     if not use_sandbox:
-        return Mode("none", _plain_uid(), "--no-sandbox")
-    if _MODE is not None:
-        return _MODE
+        return Mode("none", None if device.startswith("cuda") else _plain_uid(), "--no-sandbox")
+    kind = "cuda" if device.startswith("cuda") else "cpu"
+    if kind not in _MODES:
+        _MODES[kind] = _probe_gpu(device) if kind == "cuda" else _probe_cpu()
+    return _MODES[kind]
+
+
+def _probe_cpu() -> Mode:
     uid = solution_uid()
-    if shutil.which("bwrap") is None:
-        _MODE = Mode("none", _plain_uid(), "bubblewrap is not installed")
-        return _MODE
-    drop = f"import os; os.setgroups([]); os.setgid({uid}); os.setuid({uid})" if uid else "pass"
-    argv = bwrap_argv(python_paths(), {}, "cpu") + ["--", sys.executable, "-c", drop]
-    try:
-        done = subprocess.run(argv, capture_output=True, timeout=60)
-        ok, reason = done.returncode == 0, done.stderr.decode(errors="replace").strip()
-    except (OSError, subprocess.SubprocessError) as exc:
-        ok, reason = False, str(exc)
-    if ok:
-        _MODE = Mode("bwrap", uid)
-    else:
-        _MODE = Mode("none", _plain_uid(), f"bwrap failed: {reason.splitlines()[-1][:200]}")
-    return _MODE
+    argv = bwrap_argv(python_paths(), {}, "cpu") + ["--", sys.executable, "-c", drop_code(uid)]
+    failure = sandbox.bwrap_failure(tuple(argv))
+    if failure is None:
+        return Mode("bwrap", uid)
+    return Mode("none", _plain_uid(), failure)
+
+
+def _probe_gpu(device: str) -> Mode:
+    """Unsandboxed on a GPU, the solution runs as the worker's user, beside it."""
+    from generator.judge.gpu_probe import ipc_failure
+
+    uid = solution_uid()
+    failure = sandbox.bwrap_missing() or ipc_failure(device, uid)
+    if failure is None:
+        return Mode("bwrap", uid)
+    return Mode("none", None, failure)
 
 
 def _plain_uid() -> Optional[int]:

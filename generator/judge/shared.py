@@ -16,24 +16,11 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import torch
 
-CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS = 1
+from generator.judge.cuda_driver import Driver
 
 
-class IpcMemHandle(ctypes.Structure):
-    """CUipcMemHandle: 64 opaque bytes."""
-
-    _fields_ = [("reserved", ctypes.c_char * 64)]
-
-
-class _Driver:
-    """The few CUDA driver calls used here (libcuda ships with the driver)."""
-
-    def __init__(self) -> None:
-        self.lib = ctypes.CDLL("libcuda.so.1")
-
-    def check(self, status: int, what: str) -> None:
-        if status != 0:
-            raise RuntimeError(f"CUDA driver error {status} in {what}")
+class _Driver(Driver):
+    """The driver calls, in the primary context torch made current."""
 
     def ensure_context(self) -> None:
         torch.cuda.init()
@@ -42,33 +29,6 @@ class _Driver:
         self.check(self.lib.cuCtxGetCurrent(ctypes.byref(current)), "cuCtxGetCurrent")
         if not current.value:
             raise RuntimeError("no current CUDA context")
-
-    def alloc(self, size: int) -> int:
-        ptr = ctypes.c_uint64()
-        self.check(self.lib.cuMemAlloc_v2(ctypes.byref(ptr), ctypes.c_size_t(size)), "cuMemAlloc")
-        return ptr.value
-
-    def free(self, ptr: int) -> None:
-        self.lib.cuMemFree_v2(ctypes.c_uint64(ptr))
-
-    def export(self, ptr: int) -> bytes:
-        handle = (ctypes.c_char * 64)()
-        self.check(self.lib.cuIpcGetMemHandle(handle, ctypes.c_uint64(ptr)), "cuIpcGetMemHandle")
-        return bytes(handle)
-
-    def open(self, handle: bytes) -> int:
-        """cuIpcOpenMemHandle takes the 64-byte handle by value: a Structure, not an array
-        (ctypes passes an array as a pointer, which the driver rejects as an invalid value)."""
-        ptr = ctypes.c_uint64()
-        raw = IpcMemHandle.from_buffer_copy(handle)
-        opener = getattr(self.lib, "cuIpcOpenMemHandle_v2", None) or self.lib.cuIpcOpenMemHandle
-        opener.argtypes = [ctypes.POINTER(ctypes.c_uint64), IpcMemHandle, ctypes.c_uint]
-        flags = ctypes.c_uint(CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS)
-        self.check(opener(ctypes.byref(ptr), raw, flags), "cuIpcOpenMemHandle")
-        return ptr.value
-
-    def close(self, ptr: int) -> None:
-        self.lib.cuIpcCloseMemHandle(ctypes.c_uint64(ptr))
 
 
 _DRIVER: Optional[_Driver] = None

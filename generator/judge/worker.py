@@ -630,19 +630,14 @@ def run(job: Dict[str, Any], result: ResultFile, judge_box: List[Any]) -> None:
 
 
 def main(argv: Optional[List[str]] = None) -> int:
-    from generator.judge.process import become_subreaper, forbid_inspection, kill_tree
+    from generator.judge.process import harden_worker, kill_tree
 
     argv = sys.argv[1:] if argv is None else argv
     if len(argv) != 1:
         print("usage: python -m generator.judge.worker FD < JOB.json", file=sys.stderr)
         return 2
-    # Orphans of the solution's processes come back here (and are killed at the end); no
-    # process of the same user may read this one's memory or descriptors — except on a GPU,
-    # where the driver must inspect this process to open its IPC handles (sandbox.CUDA_UNSANDBOXED).
-    become_subreaper()
     job = json.loads(sys.stdin.read())
-    if not str(job.get("device", "cpu")).startswith("cuda"):
-        forbid_inspection()
+    harden_worker(str(job.get("device", "cpu")), (job.get("sandbox") or {}).get("kind") == "bwrap")
     result = ResultFile(int(argv[0]))
     judge_box: List[Any] = []
     try:

@@ -3,11 +3,15 @@ process-tree killing, the sandbox's view of the file system."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import subprocess
 import sys
 import time
+
+import pytest
+import torch
 
 from generator.judge.cache import Cache
 from generator.judge.process import OutputTail, descendants, kill_tree
@@ -110,3 +114,155 @@ def test_timings_forged_in_the_solutions_process_are_replaced(judge_cache):
     assert result["verdict"] == "pass", result["message"]
     assert result["perf"]["median_ms"] > 0.01
     assert "the judge's figure is used" in result["perf"]["note"]
+
+
+# ------------------------------------------------------------------------ GPU solutions sandboxed
+
+
+def _pairs(argv):
+    return list(zip(argv, argv[1:], argv[2:]))
+
+
+def test_the_gpu_sandbox_binds_the_device_nodes_and_what_cuda_reads(monkeypatch):
+    import generator.sandbox as box
+
+    nodes = ["/dev/nvidia-uvm", "/dev/nvidia0", "/dev/nvidiactl"]
+    monkeypatch.setattr(box.glob, "glob", lambda pattern: nodes if "nvidia" in pattern else [])
+    gpu = bwrap_argv(python_paths(), {}, "cuda:0")
+    for node in nodes:
+        assert ("--dev-bind", node, node) in _pairs(gpu)
+    for path in box.GPU_READABLE:
+        assert ("--ro-bind-try", path, path) in _pairs(gpu)
+    assert "--unshare-pid" in gpu and "--unshare-net" in gpu and "--unshare-ipc" in gpu
+    assert str(CHALLENGE_142) not in gpu
+    cpu = bwrap_argv(python_paths(), {}, "cpu")
+    assert "--dev-bind" not in cpu and ("--ro-bind-try", "/sys", "/sys") not in _pairs(cpu)
+    # the CPU's view is the GPU's without the device parts
+    device_parts = [("--dev-bind", n, n) for n in nodes]
+    device_parts += [("--ro-bind-try", p, p) for p in box.GPU_READABLE]
+    rest = list(gpu)
+    for part in device_parts:
+        at = _pairs(rest).index(part)
+        del rest[at : at + 3]
+    assert rest == cpu
+
+
+def test_the_gpu_probe_opens_the_handle_in_the_solutions_own_sandbox(monkeypatch):
+    import generator.sandbox as box
+    from generator.judge import gpu_probe
+
+    monkeypatch.setattr(box.glob, "glob", lambda pattern: ["/dev/nvidia0"])
+    argv = gpu_probe.child_argv("cuda:1", b"\x01" * 64, 65534)
+    split = argv.index("--")
+    assert argv[:split] == bwrap_argv(sandbox_binds(), {}, "cuda:1")
+    assert argv[split + 1 :] == [
+        sys.executable, "-m", "generator.judge.gpu_probe", "open", "cuda:1", "01" * 64, "65534"
+    ]  # fmt: skip
+    assert gpu_probe.ordinal_of("cuda:1") == 1 and gpu_probe.ordinal_of("cuda") == 0
+
+
+def sandbox_binds():
+    from generator.judge.sandbox import solution_binds
+
+    return solution_binds()
+
+
+def test_the_gpu_probes_answer_is_read_from_its_last_json_line():
+    from generator.judge.gpu_probe import read_verdict
+
+    assert read_verdict(0, 'noise\n{"ok": true}\n', b"") is None
+    failed = read_verdict(0, '{"ok": false, "reason": "CUDA IPC in the sandbox failed: 1"}', b"")
+    assert failed == "CUDA IPC in the sandbox failed: 1"
+    assert read_verdict(-11, "", b"x\nSegmentation fault\n") == (
+        "the GPU sandbox probe exited with status -11: Segmentation fault"
+    )
+
+
+def test_a_failed_gpu_probe_leaves_gpu_solutions_unsandboxed_with_its_reason(monkeypatch, capsys):
+    import generator.judge.gpu_probe as gpu_probe
+    import generator.judge.runner as runner
+    import generator.judge.sandbox as judge_sandbox
+    from generator.judge.runner import Job
+
+    calls = []
+
+    def failing(device, uid):
+        calls.append(device)
+        return "CUDA IPC in the sandbox failed: RuntimeError: CUDA driver error 1"
+
+    monkeypatch.setattr(judge_sandbox, "_MODES", {})
+    monkeypatch.setattr(judge_sandbox.sandbox, "bwrap_missing", lambda: None)
+    monkeypatch.setattr(gpu_probe, "ipc_failure", failing)
+    monkeypatch.setattr(runner, "_SAID_UNSANDBOXED", False)
+    job = Job(CHALLENGE_142, CHALLENGE_142 / "starter" / "starter.pytorch.py", "pytorch")
+    for device in ("cuda", "cuda:0"):
+        mode = runner.sandbox_mode(dataclasses.replace(job, device=device))
+        assert not mode.sandboxed and mode.uid is None  # beside the worker, as its user
+        assert "CUDA driver error 1" in mode.describe()
+    assert calls == ["cuda"]  # probed once per process
+    said = capsys.readouterr().err
+    assert said.count("unsandboxed (CUDA IPC in the sandbox failed") == 1, said
+    # a probe that works sandboxes GPU solutions as the solution's user; the CPU is untouched
+    monkeypatch.setattr(judge_sandbox, "_MODES", {"cpu": Mode("bwrap", 65534)})
+    monkeypatch.setattr(gpu_probe, "ipc_failure", lambda device, uid: None)
+    assert probe(device="cuda").sandboxed and probe(device="cpu") == Mode("bwrap", 65534)
+    assert probe(use_sandbox=False, device="cuda").uid is None
+
+
+def test_without_bubblewrap_the_gpu_is_not_probed(monkeypatch):
+    import generator.judge.gpu_probe as gpu_probe
+    import generator.judge.sandbox as judge_sandbox
+
+    monkeypatch.setattr(judge_sandbox, "_MODES", {})
+    monkeypatch.setattr(judge_sandbox.sandbox, "bwrap_missing", lambda: "bubblewrap is not here")
+    monkeypatch.setattr(gpu_probe, "ipc_failure", lambda device, uid: pytest.fail("probed"))
+    assert probe(device="cuda").describe() == "unsandboxed (bubblewrap is not here), as this user"
+
+
+def _judge_on_the_gpu(name, judge_cache):
+    from generator.judge.runner import Job, judge
+    from tests.judge.common import HOSTILE
+
+    mode = probe(device="cuda")
+    if not mode.sandboxed:
+        pytest.skip(f"no GPU sandbox here: {mode.describe()}")
+    result = judge(Job(CHALLENGE_142, HOSTILE / name, "pytorch", device="cuda"), judge_cache)
+    assert result["env"]["sandbox"] == mode.describe()
+    return result
+
+
+@pytest.mark.gpu
+@pytest.mark.slow
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+def test_on_the_gpu_the_probe_opens_a_judge_exported_ipc_handle_in_the_sandbox():
+    from generator.judge.gpu_probe import ipc_failure
+    from generator.judge.process import solution_uid
+    from generator.sandbox import bwrap_missing
+
+    if bwrap_missing():
+        pytest.skip(bwrap_missing())
+    assert ipc_failure("cuda", solution_uid()) is None
+
+
+@pytest.mark.gpu
+@pytest.mark.slow
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+@pytest.mark.parametrize("name", ["read_challenge.pytorch.py", "read_solutions.pytorch.py"])
+def test_on_the_gpu_the_sandbox_hides_the_challenge_and_the_solutions(name, judge_cache):
+    result = _judge_on_the_gpu(name, judge_cache)
+    assert result["verdict"] == "wrong_answer", result["message"]
+
+
+@pytest.mark.gpu
+@pytest.mark.slow
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+def test_on_the_gpu_a_sandboxed_solution_still_passes(judge_cache):
+    from generator.judge.runner import Job, judge
+
+    mode = probe(device="cuda")
+    if not mode.sandboxed:
+        pytest.skip(f"no GPU sandbox here: {mode.describe()}")
+    naive = ROOT / "solutions" / "142_rms_norm_backward" / "naive" / "solution.pytorch.py"
+    result = judge(Job(CHALLENGE_142, naive, "pytorch", device="cuda"), judge_cache)
+    assert result["verdict"] == "pass", result["message"]
+    assert result["env"]["sandbox"].startswith("bubblewrap sandbox")

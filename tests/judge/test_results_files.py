@@ -115,6 +115,12 @@ def report():
             "packages": {"torch": "2.11", "liger-kernel": "0.6", "jax": None, "python": "3.12"},
         },
         "mojo_build": "Mojo 1.2.0",
+        "isolation": {
+            "sandbox": "bubblewrap sandbox, as nobody",
+            "memory_limit_bytes": 32 << 30,
+            "process_limit": 512,
+            "file_size_limit_bytes": 256 << 20,
+        },
     }
     summary = {"jobs": len(rows), "ok": len(rows), "failed": [], "seconds": 1.0}
     summary["proof_failures"] = proofs.all_failures(found)
@@ -145,9 +151,12 @@ def test_results_files_have_exactly_the_schema(report, tmp_path):
     assert [p.name for p in paths] == [f"{KEY}-h200.json", f"{KEY}-h200.md"]
     data = json.loads(paths[0].read_text())
     assert set(data) == {
-        "gpu", "date", "driver", "versions", "copy_gbps", "results", "strongest_baseline",
-        "crosscheck",
+        "gpu", "date", "driver", "versions", "copy_gbps", "isolation", "results",
+        "strongest_baseline", "crosscheck",
     }  # fmt: skip
+    assert data["isolation"]["sandbox"] == "bubblewrap sandbox, as nobody"
+    markdown = paths[1].read_text()
+    assert "- Solutions ran: bubblewrap sandbox, as nobody; memory 32 GiB; 512 processes" in markdown
     assert data["gpu"] == "NVIDIA H200" and data["driver"] == "580.1" and data["copy_gbps"] == 4100
     assert data["versions"]["liger-kernel"] == "0.6" and "jax" not in data["versions"]
     assert data["versions"]["cuda_runtime"] == "13.0"
