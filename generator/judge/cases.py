@@ -18,6 +18,8 @@ from generator.judge.signature import JudgeParam
 class Case:
     name: str
     values: Dict[str, Any]  # tensors and Python scalars, by parameter name
+    #: a multi-GPU challenge's ranks for this case (the case's "world_size"); 0: num_gpus
+    world_size: int = 0
 
     def elements(self) -> int:
         return sum(v.numel() for v in self.values.values() if isinstance(v, torch.Tensor))
@@ -58,7 +60,8 @@ def _case(raw: Dict[str, Any], params: List[JudgeParam], name: str, device: str)
     missing = [p.name for p in params if p.name not in raw]
     if missing:
         raise ValueError(f"case {name} lacks {', '.join(missing)}")
-    return Case(name, {p.name: materialise(raw[p.name], device) for p in params})
+    values = {p.name: materialise(raw[p.name], device) for p in params}
+    return Case(name, values, int(raw.get("world_size", 0)))
 
 
 def example_and_functional(
