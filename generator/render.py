@@ -19,7 +19,7 @@ import jinja2
 from generator import html
 from generator.dtypes import lookup
 from generator.formatting import format_text
-from generator.languages import LANGUAGES, SigParam
+from generator.languages import LANGUAGES, SigParam, for_gpus
 from generator.resources import template_dir
 from generator.spec import shapes
 from generator.spec.loader import LoadedSpec, shape_of, size_names
@@ -148,17 +148,11 @@ def rank_docstring(spec: Spec, lang: Any) -> List[str]:
     return lines + [""] + list(lang.distributed_doc)
 
 
-def starter_languages(spec: Spec) -> List[Any]:
-    """The languages a challenge ships starters in: all, or for a multi-GPU challenge those whose
-    solutions can reach their peer ranks (the others are named on the page, with the reason)."""
-    return [lang for lang in LANGUAGES if spec.num_gpus == 1 or lang.distributed]
-
-
 def render_starters(spec: Spec) -> Dict[str, str]:
     params = sig_params(spec)
     easy = spec.difficulty == "easy"
     files = {}
-    for lang in starter_languages(spec):
+    for lang in for_gpus(spec.num_gpus):  # the others are named on the page, with the reason
         typed = lang.starter_params(params)
         grid = spec.scaffold.grid if spec.scaffold else []
         context = StarterContext(

@@ -88,17 +88,22 @@ class RankLayout:
 
 class ShardedArgs:
     """One GuardedArgs per rank; `values` is the whole case as the ranks left it (split tensors
-    joined in rank order, other tensors as rank 0 holds them), for the proofs' measurements."""
+    joined in rank order, a replicated output as the rank farthest from the expected one holds
+    it, other tensors as rank 0 holds them), for the proofs' measurements."""
 
     def __init__(self, layout: RankLayout, ranks: List[Any]):
         self.layout = layout
         self.ranks = ranks
+        #: per replicated output, the rank farthest from the expected value (set by the check)
+        self.worst: Dict[str, int] = {}
 
     @property
     def values(self) -> Dict[str, Any]:
         import torch
 
         joined = dict(self.ranks[0].values)
+        for name, rank in self.worst.items():
+            joined[name] = self.ranks[rank].values[name].to(joined[name].device)
         for name in self.layout.split:
             joined[name] = torch.cat([r.values[name].to(joined[name].device) for r in self.ranks])
         return joined
@@ -411,7 +416,14 @@ class DistributedJudge(Judge):
     def check(self, guarded: Any, pristine: Dict[str, Any], expected: Dict[str, Any]) -> Any:
         """Every rank against its own share: its bands, its inputs, its rows of the split
         outputs and the whole of every other output (identical on every rank)."""
+        from generator.judge.oracle import tolerance_ratio
+
         world = len(guarded.ranks)
+        for name, want in expected.items():
+            if name not in self.layout.split:
+                ratios = [tolerance_ratio(r.values[name], want.to(r.values[name].device),
+                                          self.atol, self.rtol) for r in guarded.ranks]  # fmt: skip
+                guarded.worst[name] = max(range(world), key=lambda rank: ratios[rank])
         reports = []
         for rank, args in enumerate(guarded.ranks):
             device = rank_device(self.device, rank)
