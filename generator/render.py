@@ -17,6 +17,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 import jinja2
 
 from generator import html
+from generator.challenge.pyfile import WORLD_SIZE
 from generator.dtypes import lookup
 from generator.formatting import format_text
 from generator.languages import LANGUAGES, SigParam, for_gpus
@@ -91,11 +92,11 @@ class StarterContext(TemplateContext):
     kernel_parameters: str
     #: code the spec ships in this starter after the imports (device functions, ...), or ""
     helpers: str
+    #: the language adapter's own names (CUDA's includes, JAX's return annotation, ...)
+    language_extras: Mapping[str, Any] = field(default_factory=dict)
     #: a multi-GPU challenge: the lines of solve's docstring (what this rank holds, how it
     #: reaches its peers); empty otherwise
     docstring: List[str] = field(default_factory=list)
-    #: the language adapter's own names (CUDA's includes, JAX's return annotation, ...)
-    language_extras: Mapping[str, Any] = field(default_factory=dict)
 
     def variables(self) -> Dict[str, Any]:
         common = {
@@ -387,7 +388,7 @@ def with_world_size(code: CaseCode, gpus: Optional[int]) -> CaseCode:
     """A multi-GPU case on fewer ranks than num_gpus says how many (the judge reads it)."""
     if gpus is None:
         return code
-    return CaseCode(code.comment, code.lines, f'{{**{code.call}, "world_size": {gpus}}}')
+    return CaseCode(code.comment, code.lines, f'{{**{code.call}, "{WORLD_SIZE}": {gpus}}}')
 
 
 def output_expr(p: Param, prefill: Optional[Prefill]) -> str:

@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 from typing import Dict, List, Optional
 
+from generator.challenge.pyfile import read_challenge_py
 from generator.checks.report import Report
 from generator.checks.source import (
     CHALLENGE_FILES,
@@ -15,7 +16,6 @@ from generator.checks.source import (
     ChallengeDir,
     Tree,
 )
-from generator.challenge.pyfile import read_challenge_py
 from generator.languages import LANGUAGES, for_gpus
 
 STARTERS = tuple(lang.starter_name for lang in LANGUAGES)

@@ -11,6 +11,7 @@ from typing import Any, Dict, List, Optional, Sequence
 
 import torch
 
+from generator.challenge.pyfile import WORLD_SIZE
 from generator.judge.signature import JudgeParam
 
 
@@ -61,7 +62,7 @@ def _case(raw: Dict[str, Any], params: List[JudgeParam], name: str, device: str)
     if missing:
         raise ValueError(f"case {name} lacks {', '.join(missing)}")
     values = {p.name: materialise(raw[p.name], device) for p in params}
-    return Case(name, values, int(raw.get("world_size", 0)))
+    return Case(name, values, int(raw.get(WORLD_SIZE, 0)))
 
 
 def example_and_functional(

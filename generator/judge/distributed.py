@@ -39,6 +39,9 @@ from generator.judge.sandbox import SCRATCH, Mode, bwrap_argv, python_paths, sol
 from generator.judge.worker import Judge
 from generator.sandbox import exit_signal, signal_name
 
+#: how long a rank's reported failure waits for the group to end (a peer that died first)
+PEER_GRACE_S = 1.0
+
 
 def row_blocks(rows: int, world: int) -> List[Tuple[int, int]]:
     """Rank r's rows [start, end): contiguous, in rank order, the first rows % world ranks one
@@ -213,12 +216,22 @@ class RankGroup:
                     except socket.timeout:
                         continue
                     if not replies[rank].get("ok"):
+                        self._peer_died(where)
                         self.kill()
                         raise self._failure(rank, replies[rank])
                 self._watch(started, limit, where)
         except ChannelClosed:
             self._died(where)
         return [reply for reply in replies if reply is not None]
+
+    def _peer_died(self, where: str) -> None:
+        """A rank that reports a broken collective may only have outlived a peer that died:
+        the group (which ends when any rank ends) is given a moment to say so, a crash."""
+        deadline = time.monotonic() + PEER_GRACE_S
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                self._died(where)
+            time.sleep(POLL_S)
 
     def _failure(self, rank: int, reply: Dict[str, Any]) -> Stop:
         verdict = reply.get("verdict")

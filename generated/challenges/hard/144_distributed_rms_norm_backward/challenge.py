@@ -144,7 +144,7 @@ class Challenge(ChallengeBase):
         weight = torch.empty((C,), device=self.device, dtype=torch.float32).uniform_(0.5, 1.5)
         tests.append(self._make(x, dy, weight, N, C, 1e-05))
 
-        # fewer_rows_than_ranks: N = 3, rank 3 holds no rows and must still end with the whole dweight
+        # fewer_rows_than_ranks: N = 3, rank 3 holds no rows but must end with the whole dweight
         N, C = 3, 16
         x = torch.empty((N, C), device=self.device, dtype=torch.float32).normal_(0.0, 1.0)
         dy = 0.5 * x + torch.empty((N, C), device=self.device, dtype=torch.float32).normal_(
