@@ -19,9 +19,10 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 import jinja2
 
 from generator import html
+from generator.challenge.pyfile import WORLD_SIZE
 from generator.dtypes import lookup
 from generator.formatting import format_text
-from generator.languages import LANGUAGES, SigParam
+from generator.languages import LANGUAGES, SigParam, for_gpus
 from generator.resources import template_dir
 from generator.spec import shapes
 from generator.spec.loader import LoadedSpec, shape_of, size_names
@@ -95,6 +96,9 @@ class StarterContext(TemplateContext):
     helpers: str
     #: the language adapter's own names (CUDA's includes, JAX's return annotation, ...)
     language_extras: Mapping[str, Any] = field(default_factory=dict)
+    #: a multi-GPU challenge: the lines of solve's docstring (what this rank holds, how it
+    #: reaches its peers); empty otherwise
+    docstring: List[str] = field(default_factory=list)
 
     def variables(self) -> Dict[str, Any]:
         common = {
@@ -115,11 +119,43 @@ def scaffold_context(spec: Spec) -> Optional[ScaffoldContext]:
     return ScaffoldContext(spec.scaffold.kernel, two_d, grid[-1], grid[0] if two_d else None)
 
 
+def names_text(names: Sequence[str]) -> str:
+    """`x`, `x and dy`, `x, dy and dx`."""
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def rank_holdings(spec: Spec) -> Tuple[List[str], List[str], List[str]]:
+    """A multi-GPU challenge's tensors: (split by rows, replicated inputs, replicated outputs)."""
+    split = list(spec.distributed.split) if spec.distributed else []
+    whole = [p for p in spec.signature if p.is_tensor and p.name not in split]
+    return (
+        [p.name for p in spec.signature if p.name in split],
+        [p.name for p in whole if p.direction == "in"],
+        [p.name for p in whole if p.direction != "in"],
+    )
+
+
+def rank_docstring(spec: Spec, lang: Any) -> List[str]:
+    """solve's docstring in a multi-GPU starter: what this rank holds, how it reaches its peers."""
+    if spec.distributed is None:
+        return []
+    split, inputs, outputs = rank_holdings(spec)
+    rows = spec.distributed.rows
+    lines = [f"One rank of several: {names_text(split)} hold this rank's {rows} rows."]
+    if inputs:
+        lines.append(
+            f"{names_text(inputs)} {'is' if len(inputs) == 1 else 'are'} whole on every rank."
+        )
+    if outputs:
+        lines.append(f"{names_text(outputs)} must end whole and identical on every rank.")
+    return lines + [""] + list(lang.distributed_doc)
+
+
 def render_starters(spec: Spec) -> Dict[str, str]:
     params = sig_params(spec)
     easy = spec.difficulty == "easy"
     files = {}
-    for lang in LANGUAGES:
+    for lang in for_gpus(spec.num_gpus):  # the others are named on the page, with the reason
         typed = lang.starter_params(params)
         grid = spec.scaffold.grid if spec.scaffold else []
         context = StarterContext(
@@ -129,6 +165,7 @@ def render_starters(spec: Spec) -> Dict[str, str]:
             scaffold=scaffold_context(spec),
             kernel_parameters=", ".join(lang.kernel_parameter_names(params, grid)),
             helpers=textwrap.dedent(spec.starter_helpers.get(lang.key, "")).strip("\n"),
+            docstring=rank_docstring(spec, lang),
             language_extras=lang.extra_context(params),
         )
         text = render_template(lang.template, context)
@@ -341,15 +378,22 @@ def example_code(spec: Spec, ex: Example) -> CaseCode:
 def functional_code(spec: Spec, case: Case) -> CaseCode:
     comment = case.name + (f": {case.note}" if case.note else "")
     if case.example_number == 1:
-        return CaseCode(comment, [], "self.generate_example_test()")
+        return with_world_size(CaseCode(comment, [], "self.generate_example_test()"), case.gpus)
     if case.example_number > 1:
         code = example_code(spec, spec.examples[case.example_number - 1])
-        return CaseCode(comment, code.lines, code.call)
+        return with_world_size(CaseCode(comment, code.lines, code.call), case.gpus)
     scalars = {**spec.defaults.scalars, **case.scalars}
     dists = {**spec.defaults.inputs, **case.inputs}
     code = case_code(spec, scalars, dists, case)
     code.comment = comment
-    return code
+    return with_world_size(code, case.gpus)
+
+
+def with_world_size(code: CaseCode, gpus: Optional[int]) -> CaseCode:
+    """A multi-GPU case on fewer ranks than num_gpus says how many (the judge reads it)."""
+    if gpus is None:
+        return code
+    return CaseCode(code.comment, code.lines, f'{{**{code.call}, "{WORLD_SIZE}": {gpus}}}')
 
 
 def output_expr(p: Param, prefill: Optional[Prefill]) -> str:
@@ -430,6 +474,8 @@ class ChallengePyContext(TemplateContext):
     #: reference helpers, each its source lines: module functions and methods of Challenge
     helper_functions: List[List[str]]
     helper_methods: List[List[str]]
+    #: a multi-GPU challenge: get_rank_layout's dict, as Python source; None otherwise
+    rank_layout: Optional[str] = None
 
 
 def ctype_of(p: Param) -> str:
@@ -491,7 +537,17 @@ def challenge_py_context(spec: Spec) -> ChallengePyContext:
         base_imports=", ".join(["ChallengeBase"] + descriptor_used(spec)),
         helper_functions=helper_functions_,
         helper_methods=helper_methods,
+        rank_layout=rank_layout_literal(spec),
     )
+
+
+def rank_layout_literal(spec: Spec) -> Optional[str]:
+    """What get_rank_layout returns: the size that is split and the tensors split by it."""
+    layout = spec.distributed
+    if layout is None:
+        return None
+    split = ", ".join(f'"{name}"' for name in layout.split)
+    return f'{{"rows": "{layout.rows}", "split": [{split}]}}'
 
 
 # -------------------------------------------------------------------------- challenge.html
@@ -506,6 +562,8 @@ class ChallengeHtmlContext(TemplateContext):
     examples: List[html.ExampleSection]
     performance_bullet: str
     blank_line_before_performance: bool
+    #: a multi-GPU challenge: the paragraphs that explain the ranks (empty otherwise)
+    rank_setup: List[str] = field(default_factory=list)
 
 
 def example_section(spec: Spec, example: Example, title: str) -> html.ExampleSection:
@@ -557,7 +615,44 @@ def challenge_html_context(loaded: LoadedSpec) -> ChallengeHtmlContext:
         examples=[example_section(spec, ex, t) for ex, t in zip(examples, titles)],
         performance_bullet=html.performance_bullet(performance_sizes(spec)),
         blank_line_before_performance=spec.performance.blank_line and bool(spec.constraints),
+        rank_setup=rank_setup(spec),
     )
+
+
+def code_names(names: Sequence[str]) -> str:
+    return names_text([f"<code>{name}</code>" for name in names])
+
+
+def rank_setup(spec: Spec) -> List[str]:
+    """The page's account of a multi-GPU challenge: G ranks, what each holds, what must be
+    identical, and which languages take part (with the reason the others do not)."""
+    if spec.distributed is None:
+        return []
+    split, inputs, outputs = rank_holdings(spec)
+    rows = spec.distributed.rows
+    text = (
+        f"The work is spread over up to {spec.num_gpus} GPUs, one process (rank) each, started "
+        f"together. Each rank holds a contiguous block of the rows of {code_names(split)}, in "
+        f"rank order: with <code>G</code> ranks and {rows} rows in all, rank <code>r</code> holds "
+        f"\\(\\lfloor {rows}/G \\rfloor\\) rows, one more when <code>r</code> &lt; "
+        f"{rows} mod <code>G</code>, and <code>solve</code> receives that count as "
+        f"<code>{rows}</code>."
+    )
+    if inputs:
+        text += f" {code_names(inputs)} {'is' if len(inputs) == 1 else 'are'} whole on every rank."
+    if outputs:
+        text += (
+            f" Every rank must end with the whole of {code_names(outputs)}, identical on every "
+            "rank, so the ranks must exchange their partial results."
+        )
+    refused = [lang for lang in LANGUAGES if not lang.distributed]
+    by_doc: Dict[tuple, List[str]] = {}
+    for lang in LANGUAGES:
+        if lang.distributed:
+            by_doc.setdefault(tuple(lang.distributed_doc), []).append(lang.title)
+    how = " ".join(f"{names_text(titles)}: {' '.join(doc)}" for doc, titles in by_doc.items())
+    skipped = "; ".join(f"{lang.title}: {lang.distributed_refusal}" for lang in refused)
+    return [text, how + (f" Not offered here ({skipped})." if refused else "")]
 
 
 # --------------------------------------------------------------------------------- the tree

@@ -29,6 +29,8 @@ REQUIRED_METHODS = (
 )
 ATTRIBUTES = ("name", "atol", "rtol", "num_gpus", "access_tier")
 DIRECTIONS = ("in", "out", "inout")
+#: the key of a multi-GPU challenge's case dict that names its ranks (the default: num_gpus)
+WORLD_SIZE = "world_size"
 
 _SCOPES = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
 _NO_LITERAL = object()

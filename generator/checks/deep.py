@@ -18,7 +18,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from generator.challenge.page import Page, bullet_int, example_values, performance_bullet, read_page
-from generator.challenge.pyfile import ChallengePy, SigEntry
+from generator.challenge.pyfile import WORLD_SIZE, ChallengePy, SigEntry
 from generator.checks import challenge_py
 from generator.checks.model import functional_count
 from generator.checks.report import Report
@@ -256,7 +256,7 @@ def _matches_signature(case: Any, signature: List[SigEntry], what: str, problems
         return False
     names = [e.name for e in signature]
     missing = [n for n in names if n not in case]
-    extra = [k for k in case if k not in names]
+    extra = [k for k in case if k not in names and k != WORLD_SIZE]
     if missing or extra:
         detail = []
         if missing:

@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 from typing import Dict, List, Optional
 
+from generator.challenge.pyfile import read_challenge_py
 from generator.checks.report import Report
 from generator.checks.source import (
     CHALLENGE_FILES,
@@ -15,7 +16,7 @@ from generator.checks.source import (
     ChallengeDir,
     Tree,
 )
-from generator.languages import LANGUAGES
+from generator.languages import LANGUAGES, for_gpus
 
 STARTERS = tuple(lang.starter_name for lang in LANGUAGES)
 #: starters every challenge must hold (a language newer than the tree's set need not be there)
@@ -27,6 +28,14 @@ _IGNORED = re.compile(r"^(\..*|__pycache__|.*\.pyc)$")
 def suggested_name(name: str) -> str:
     slug = re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
     return slug
+
+
+def _num_gpus(ch: ChallengeDir) -> int:
+    """challenge.py's num_gpus (1 when it cannot be read): a multi-GPU challenge ships only the
+    starters of the languages that can reach their peer ranks."""
+    source = ch.file("challenge.py")
+    value = read_challenge_py(source.text, source.display).literal("num_gpus", 1) if source else 1
+    return value if isinstance(value, int) else 1
 
 
 def check_tree(tree: Tree, report: Report) -> None:
@@ -92,8 +101,9 @@ def check(ch: ChallengeDir, report: Report, ids: IdIndex) -> None:
         if ch.file(required) is None:
             report.add("L005", ch.where(required), 1, 1, f"{required} is missing")
     starter_dir = ch.path / "starter"
+    offered = {lang.starter_name for lang in for_gpus(_num_gpus(ch))}
     for starter in REQUIRED_STARTERS:
-        if not (starter_dir / starter).is_file():
+        if starter in offered and not (starter_dir / starter).is_file():
             report.add("L006", ch.where(f"starter/{starter}"), 1, 1, f"{starter} is missing")
     if starter_dir.is_dir():
         for item in sorted(starter_dir.iterdir()):

@@ -121,7 +121,9 @@ def parse_python(source: SourceFile) -> Parsed:
     parsed.return_annotation = ast.unparse(solve.returns) if solve.returns else None
     parsed.body_start = solve.body[0].lineno
     parsed.body_end = solve.end_lineno or solve.lineno
-    parsed.body_empty = all(isinstance(stmt, ast.Pass) for stmt in solve.body)
+    # a docstring (a multi-GPU starter's: what this rank holds) leaves the body empty
+    body = solve.body[1:] if ast.get_docstring(solve) is not None else solve.body
+    parsed.body_empty = all(isinstance(stmt, ast.Pass) for stmt in body)
     for node in ast.walk(solve):
         # kernel[grid](...) (Triton), or a call of a kernel or of what it returns (TileLang)
         if isinstance(node, ast.Call) and (

@@ -11,6 +11,7 @@ from typing import Any, Dict, List, Optional, Sequence
 
 import torch
 
+from generator.challenge.pyfile import WORLD_SIZE
 from generator.judge.signature import JudgeParam
 
 
@@ -18,6 +19,8 @@ from generator.judge.signature import JudgeParam
 class Case:
     name: str
     values: Dict[str, Any]  # tensors and Python scalars, by parameter name
+    #: a multi-GPU challenge's ranks for this case (the case's "world_size"); 0: num_gpus
+    world_size: int = 0
 
     def elements(self) -> int:
         return sum(v.numel() for v in self.values.values() if isinstance(v, torch.Tensor))
@@ -58,7 +61,8 @@ def _case(raw: Dict[str, Any], params: List[JudgeParam], name: str, device: str)
     missing = [p.name for p in params if p.name not in raw]
     if missing:
         raise ValueError(f"case {name} lacks {', '.join(missing)}")
-    return Case(name, {p.name: materialise(raw[p.name], device) for p in params})
+    values = {p.name: materialise(raw[p.name], device) for p in params}
+    return Case(name, values, int(raw.get(WORLD_SIZE, 0)))
 
 
 def example_and_functional(

@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
-from generator.languages import LANGUAGES
+from generator.languages import LANGUAGES, for_gpus
 
 PLAN_VERSION = 2
 #: Baselines may compile on their first call (torch.compile on a cold machine).
@@ -164,7 +164,7 @@ def plan_from_specs(
             oracle=spec.oracle.model_dump(exclude_none=True) if spec.oracle else None,
             accuracy_floor=spec.accuracy_floor.model_dump() if spec.accuracy_floor else None,
         )
-        for lang in LANGUAGES:
+        for lang in for_gpus(spec.num_gpus):  # a multi-GPU challenge ships no other starters
             source = folder / "starter" / lang.starter_name
             jobs.append(
                 PlanJob(

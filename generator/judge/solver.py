@@ -87,6 +87,8 @@ class Solver:
         memory = hello.get("memory_limit") if self.device == "cpu" else None
         self.language.prepare_worker()
         limit_this_process(int(hello["nproc"]), memory)
+        if hello.get("distributed"):
+            join_process_group(hello["distributed"], self.device)
         self.artifact = Path(hello["artifact"])
         self.mapped = None
         self.values: Dict[str, Any] = {}
@@ -171,6 +173,19 @@ class Solver:
         self.sync()
         return {"ok": True}
 
+    def time_ranks(self, request: Dict[str, Any], _: List[int]) -> Dict[str, Any]:
+        """A multi-GPU challenge: every rank runs the same repetitions, each one starting behind
+        a barrier, so that the judge can take the slowest rank's time of each call."""
+        from generator.judge.rank_timing import ranked_samples
+        from generator.judge.timing import PerfOptions
+
+        options = PerfOptions.from_json(request.get("options"))
+        bound = self.solution.bind(self.params, self.values)
+        samples, clock = ranked_samples(bound.run, self.device, options)
+        bound.finish()
+        self.sync()
+        return {"ok": True, "samples_ms": samples, "clock": clock}
+
     def ping(self, _: Dict[str, Any], __: List[int]) -> Dict[str, Any]:
         return {"ok": True}
 
@@ -180,6 +195,25 @@ class Solver:
             self.mapped.close()
             self.mapped = None
         return {"ok": True}
+
+
+def join_process_group(setup: Dict[str, Any], device: str) -> None:
+    """A rank of a multi-GPU challenge: the default process group, before the solution loads
+    (rank r on GPU r)."""
+    import datetime
+
+    import torch
+    import torch.distributed as dist
+
+    if device.startswith("cuda"):
+        torch.cuda.set_device(int(device.split(":")[1]))
+    dist.init_process_group(
+        backend=setup["backend"],
+        init_method=setup["init_method"],
+        rank=int(setup["rank"]),
+        world_size=int(setup["world_size"]),
+        timeout=datetime.timedelta(seconds=600),
+    )
 
 
 def serve(channel: Any) -> None:

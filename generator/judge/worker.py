@@ -202,6 +202,10 @@ class Judge:
         self.arena = Arena(self.device)
         return GuardedArgs(self.params, values, seed, self.band, self.arena)
 
+    def guarded_case(self, case: Any, seed: int) -> Any:
+        """A case's guarded arguments (a multi-GPU judge spreads them over its ranks)."""
+        return self.guarded(case.values, seed)
+
     def release(self) -> None:
         arena = getattr(self, "arena", None)
         if arena is not None:
@@ -265,7 +269,7 @@ class Judge:
         (self.result.data["cases"] if into is None else into).append(entry)
         try:
             expected = self.reference(case.values)
-            guarded = self.guarded(case.values, seed)
+            guarded = self.guarded_case(case, seed)
             self.sync()
             self.call(solution, guarded, self._where(label))
             report = self.check(guarded, case.values, expected)
@@ -369,7 +373,7 @@ class Judge:
         entry: Dict[str, Any] = {"name": case.name, "elements": case.elements()}
         self.result.data["cases"].append(entry)
         expected = self.reference(case.values)
-        guarded = self.guarded(case.values, self.seed)
+        guarded = self.guarded_case(case, self.seed)
         self.sync()
         try:
             self.call(solution, guarded, self._where(case.name))
@@ -595,7 +599,9 @@ def run(job: Dict[str, Any], result: ResultFile, judge_box: List[Any]) -> None:
     result.progress("start-up", float(job.get("startup_timeout", 300)))
     prepare_environment(job)
     try:
-        judge = Judge(job, result)
+        from generator.judge.distributed import upgrade
+
+        judge = upgrade(Judge(job, result))
         judge_box.append(judge)
         if "oracle" in job["modes"]:
             if judge.oracle is None:

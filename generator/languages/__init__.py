@@ -37,6 +37,13 @@ BY_KEY: Dict[str, Language] = {lang.key: lang for lang in LANGUAGES}
 IN_TAB_ORDER: List[Language] = sorted(LANGUAGES, key=lambda lang: lang.tab_order)
 
 
+def for_gpus(num_gpus: int) -> List[Language]:
+    """The languages a challenge on `num_gpus` GPUs ships starters in: all of them, or for a
+    multi-GPU challenge those whose solutions can reach their peer ranks (each other language
+    says why not in its `distributed_refusal`)."""
+    return [lang for lang in LANGUAGES if num_gpus <= 1 or lang.distributed]
+
+
 def for_file(name: str) -> Optional[Language]:
     """The language of `starter.cu`, `solution.pytorch.py`, ... (longest suffix wins)."""
     matches = [lang for lang in LANGUAGES if name.endswith(lang.suffix)]
@@ -58,6 +65,7 @@ __all__ = [
     "BY_KEY",
     "IN_TAB_ORDER",
     "for_file",
+    "for_gpus",
     "suffixes",
     "packages",
     "Language",

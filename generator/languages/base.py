@@ -100,6 +100,20 @@ class Language:
     #: its built libraries need a runtime of the language's own where they run (bundled)
     bundles_runtime: ClassVar[bool] = False
 
+    # ---- multi-GPU challenges (num_gpus > 1)
+    #: why a solution in this language cannot reach its peer ranks (one line, shown in the tree's
+    #: page and by `chgen test`); None where it can, as `distributed_doc` says how
+    distributed_refusal: ClassVar[Optional[str]] = "it has no way to reach the other ranks here"
+    #: the docstring of solve in a multi-GPU starter: how this rank reaches its peers
+    distributed_doc: ClassVar[tuple] = ()
+    #: the process-group backend the judge starts for this language, by device kind
+    distributed_backends: ClassVar[Dict[str, str]] = {}
+
+    @property
+    def distributed(self) -> bool:
+        """It can take part in a multi-GPU challenge (the judge sets its process group up)."""
+        return self.distributed_refusal is None
+
     @property
     def starter_name(self) -> str:
         return f"starter{self.suffix}"

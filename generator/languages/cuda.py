@@ -26,6 +26,7 @@ class Cuda(Language):
     native = True
     default_target = "sm_90"
     build_tool = "nvcc"
+    distributed_refusal = "the judge does not pass an NCCL communicator to a native solve yet"
     #: C/C++ keywords and the CUDA built-ins a parameter would shadow: written `int_`, `half_`
     keywords = frozenset(
         {

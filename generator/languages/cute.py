@@ -24,6 +24,7 @@ class Cute(Language):
     compiles_in_worker = True
     default_target = "sm_90a"
     packages = ("nvidia-cutlass-dsl",)
+    distributed_refusal = "its solve gets CuTe tensors, which no collective takes"
 
     def tensor_type(self, p: SigParam) -> str:
         return "cute.Tensor"

@@ -22,6 +22,7 @@ class Jax(Language):
     runs_on_cpu = True
     own_streams = True
     packages = ("jax", "jaxlib")
+    distributed_refusal = "a jitted solve that returns its outputs cannot join a process group"
 
     def tensor_type(self, p: SigParam) -> str:
         return "jax.Array"

@@ -28,6 +28,7 @@ class Mojo(Language):
     default_target = "sm_90"
     build_tool = "mojo"
     packages = ("mojo", "max-core")
+    distributed_refusal = "Mojo has no binding of NCCL or of a process group"
     #: a built library needs the Mojo runtime beside it where it runs (bundled by --build-only)
     bundles_runtime = True
     #: parse error "expected argument name" in Mojo 1.2, even in backticks (`` `out` `` parses as

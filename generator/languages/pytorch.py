@@ -17,6 +17,13 @@ class PyTorch(Language):
     tab_order = 1
     runs_on_cpu = True
     packages = ("torch",)
+    distributed_refusal = None
+    #: torch.distributed is set up by the judge before solve is called
+    distributed_doc = (
+        "torch.distributed is initialised before solve is called: dist.get_rank(),",
+        "dist.get_world_size() and collectives on the default group reach the other ranks.",
+    )
+    distributed_backends = {"cpu": "gloo", "cuda": "nccl"}
 
     def tensor_type(self, p: SigParam) -> str:
         return "torch.Tensor"

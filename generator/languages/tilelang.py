@@ -49,6 +49,7 @@ class TileLang(PyTorch):
     compiles_in_worker = True
     default_target = "sm_90"
     packages = ("tilelang",)
+    distributed_refusal = "the judge starts no process group for TileLang solutions yet"
 
     def extra_context(self, params: Sequence[SigParam]) -> Dict[str, Any]:
         """`import tilelang.language as T`, unless a parameter is called T (challenge 143's

@@ -207,6 +207,8 @@ class Case(Strict):
     descriptors: bool = False
     #: tensors this case passes with another shape (e.g. flattened: `{x: [N * C]}`)
     shapes: Dict[str, Shape] = Field(default_factory=dict)
+    #: a multi-GPU challenge: the ranks this case runs on (default the spec's num_gpus)
+    gpus: Optional[int] = Field(default=None, ge=2, le=8)
 
     @model_validator(mode="after")
     def _example_alone(self) -> "Case":
@@ -320,6 +322,17 @@ class AccuracyFloor(Strict):
     min_elements: int = Field(default=64, ge=1)  # smaller cases are shown, not enforced
 
 
+class Distributed(Strict):
+    """How a case of a multi-GPU challenge is spread over its G ranks: every tensor in `split` is
+    cut along its first dimension, the size `rows`, into contiguous blocks in rank order (the first
+    rows % G ranks get one row more), and the size scalar `rows` is each rank's own row count. Every
+    other tensor is replicated: an input each rank gets whole, an output each rank must end with,
+    identical on every rank (after a collective)."""
+
+    rows: str
+    split: List[str] = Field(min_length=1)
+
+
 class Scaffold(Strict):
     """Easy challenges: the kernel stub and launch code in CUDA, Mojo and Triton."""
 
@@ -352,6 +365,8 @@ class Spec(Strict):
     expected_cases: Optional[List[int]] = Field(default=None, min_length=2, max_length=2)
     performance: Performance
     scaffold: Optional[Scaffold] = None
+    #: num_gpus > 1: which tensors each rank holds a block of rows of
+    distributed: Optional[Distributed] = None
     mutants: List[Mutant] = Field(default_factory=list)
     oracle: Optional[Oracle] = None
     accuracy_floor: Optional[AccuracyFloor] = None
