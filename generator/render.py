@@ -501,6 +501,9 @@ class ChallengeHtmlContext(TemplateContext):
     examples: List[html.ExampleSection]
     performance_bullet: str
     blank_line_before_performance: bool
+    item_indent: str
+    heading_gap: List[str]
+    section_gap: bool
 
 
 def example_section(spec: Spec, example: Example, title: str) -> html.ExampleSection:
@@ -527,7 +530,16 @@ def example_section(spec: Spec, example: Example, title: str) -> html.ExampleSec
         if not p.is_tensor and (listed or p.name not in sizes)
     ]
     explanation = example.explanation.strip() if example.explanation else None
-    return html.example_blocks(title, inputs, outputs, scalar_lines, explanation)
+    pre, matrix = spec.page.pre, spec.page.matrix
+    return html.example_blocks(
+        title,
+        inputs,
+        outputs,
+        scalar_lines,
+        explanation,
+        html.PreLayout(pre.tight, pre.aligned, pre.names, pre.inline, pre.indent),
+        html.MatrixLayout(matrix.strong, matrix.split, matrix.labels),
+    )
 
 
 def performance_sizes(spec: Spec) -> List[Tuple[str, Any]]:
@@ -552,6 +564,9 @@ def challenge_html_context(loaded: LoadedSpec) -> ChallengeHtmlContext:
         examples=[example_section(spec, ex, t) for ex, t in zip(examples, titles)],
         performance_bullet=html.performance_bullet(performance_sizes(spec)),
         blank_line_before_performance=spec.performance.blank_line and bool(spec.constraints),
+        item_indent=spec.page.item_indent,
+        heading_gap=list(spec.page.heading_gap),
+        section_gap=spec.page.section_gap,
     )
 
 

@@ -678,6 +678,7 @@ def import_challenge(directory: Path, seed: int = 0, inline_svg: bool = False) -
             _case_entry(c, defaults, read.sizes, read.params, found.prefill) for c in cases
         ],
         "performance": performance,
+        "page": page.form or None,
     }
     return _finish(read, data, f"{challenge_id}_{slug}.yaml", svg_name, page.svg, report)
 

@@ -6,12 +6,18 @@ values, the performance bullet, all verbatim); this module maps those facts onto
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional
 
 from generator.challenge.page import (
     BULLET,
+    Example,
     Heading,
+    ListItem,
+)
+from generator.challenge.page import Page as PageFacts
+from generator.challenge.page import (
     ShownValues,
     example_values,
     performance_bullet,
@@ -44,6 +50,8 @@ class Page:
     has_example: bool
     notes: List[str] = field(default_factory=list)
     examples: List[PageExample] = field(default_factory=list)
+    #: the spec's `page:` block: the layout choices where the page departs from the defaults
+    form: Dict[str, Any] = field(default_factory=dict)
 
 
 def _kind(heading: Heading) -> Optional[str]:
@@ -81,11 +89,11 @@ def read_page(
     for heading in [h for h in page.headings if h.level == 2]:
         kind = _kind(heading)
         if kind == "implementation requirements":
-            requirements = [item.text for item in page.items(heading)]
+            requirements = [item_html(item) for item in page.items(heading)]
         elif kind == "example":
             examples.append(heading)
         elif kind == "constraints":
-            constraints = [item.text for item in page.items(heading)]
+            constraints = [item_html(item) for item in page.items(heading)]
             if page.after_list(heading).strip():
                 notes.append("challenge.html: text after the Constraints list is dropped")
         else:
@@ -137,4 +145,92 @@ def read_page(
         has_example=bool(examples),
         notes=notes,
         examples=every,
+        form=page_form(page, shown_examples),
     )
+
+
+def item_html(item: ListItem) -> str:
+    """An item on one line as the spec writes it; one the page breaks over lines, verbatim."""
+    return item.html if "\n" in item.html else item.text
+
+
+_DEFAULT_INDENT = "  "
+
+
+def page_form(page: PageFacts, examples: List[Example]) -> Dict[str, Any]:
+    """The `page:` block: each layout choice of the page that is not chgen's default form."""
+    form: Dict[str, Any] = {}
+    text = page.text
+    h2 = [h for h in page.headings if h.level == 2]
+    lists = [h for h in h2 if _kind(h) in ("implementation requirements", "constraints")]
+    items = [i for h in lists for i in page.items(h) if not i.text.startswith(BULLET)]
+    indents = {text[text.rfind("\n", 0, i.start) + 1 : i.start] for i in items}
+    if len(indents) == 1 and not indents.pop().strip(" "):
+        indent = text[text.rfind("\n", 0, items[0].start) + 1 : items[0].start]
+        if indent != _DEFAULT_INDENT:
+            form["item_indent"] = indent
+    gaps = []
+    for section, kind in (
+        ("requirements", "implementation requirements"),
+        ("examples", "example"),
+        ("constraints", "constraints"),
+    ):
+        first = next((h for h in h2 if _kind(h) == kind), None)
+        if first is not None and re.match(r"[ \t]*\n[ \t]*\n", text[first.body_start :]):
+            gaps.append(section)
+    if gaps:
+        form["heading_gap"] = gaps
+    if h2 and not any(re.search(r"\n[ \t]*\n[ \t]*$", text[: h.start]) for h in h2):
+        form["section_gap"] = False
+    pre = _pre_form(page, examples)
+    if pre:
+        form["pre"] = pre
+    matrix = _matrix_form(page, examples)
+    if matrix:
+        form["matrix"] = matrix
+    return form
+
+
+def _pre_form(page: PageFacts, examples: List[Example]) -> Dict[str, Any]:
+    """How the first <pre> example lays out its lines."""
+    first = next((e for e in examples if e.form == "pre"), None)
+    if first is None:
+        return {}
+    body = page.body(first.heading)
+    match = re.search(r"<pre>(.*?)</pre>", body, re.S)
+    if match is None:
+        return {}
+    inner = match.group(1)
+    form: Dict[str, Any] = {}
+    if not inner.startswith("\n") and not inner.endswith("\n"):
+        form["tight"] = True
+    lines = [line for line in inner.strip("\n").splitlines() if line.strip()]
+    indents = {len(line) - len(line.lstrip(" ")) for line in lines if line.lstrip().startswith(("Input:", "Output:"))}
+    if len(indents) == 1 and indents != {0}:
+        form["indent"] = " " * indents.pop()
+    labelled = [line.strip() for line in lines]
+    inputs = next((line for line in labelled if line.startswith("Input:")), None)
+    if inputs is not None and inputs.startswith("Input: ") and not inputs.startswith("Input:  "):
+        form["aligned"] = False
+    written = [line.split(":", 1)[1].strip() for line in labelled if line.startswith(("Input:", "Output:"))]
+    if any(value[:1] in "[-0123456789" for value in written):
+        form["names"] = False
+    if inputs is not None and len(re.findall(r"(?:^|, )(?:[A-Za-z_]\w* = )?[\[\d-]", inputs.split(":", 1)[1].strip())) > 1:
+        form["inline"] = True
+    return form
+
+
+def _matrix_form(page: PageFacts, examples: List[Example]) -> Dict[str, Any]:
+    """How the first bmatrix example labels its parts."""
+    first = next((e for e in examples if e.form == "bmatrix"), None)
+    if first is None:
+        return {}
+    body = page.body(first.heading)
+    form: Dict[str, Any] = {}
+    if "<strong>Input" not in body:
+        form["strong"] = False
+    if not re.search(r"</p>\s*<p>\s*(?:<strong>)?Output", body):
+        form["split"] = False
+    if re.search(r"(?:Matrix|Vector) \\\(", body):
+        form["labels"] = "latex"
+    return form

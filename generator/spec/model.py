@@ -262,6 +262,65 @@ class Example(Strict):
     show_sizes: bool = False
 
 
+def _spaces(value: str) -> str:
+    if value.strip(" "):
+        raise ValueError("an indentation is spaces only")
+    return value
+
+
+Spaces = Annotated[str, AfterValidator(_spaces)]
+
+
+class PreForm(Strict):
+    """How a <pre> example writes its lines (the defaults are the public majority)."""
+
+    #: `<pre>Input: ...` on the tag's own line and `</pre>` right after the last line
+    tight: bool = False
+    #: `Input:  ` and `Output: ` line their values up (else one space after either label)
+    aligned: bool = True
+    #: a sole input or output tensor is written `name = [...]` (else its value alone)
+    names: bool = True
+    #: the Input part on one line, its values joined by ", "
+    inline: bool = False
+    #: spaces before every line inside the <pre>
+    indent: Spaces = ""
+
+
+class MatrixForm(Strict):
+    """How a bmatrix example labels its parts (the defaults are the public majority)."""
+
+    #: `<strong>Input:</strong>` / `<strong>Output:</strong>` (else plain `Input:` / `Output:`)
+    strong: bool = True
+    #: the Output part in a <p> of its own (else `Output:<br>` follows the inputs in one <p>)
+    split: bool = True
+    #: "code": `<code>A</code> (2&times;2):`; "latex": `Matrix \\(A\\) (\\(2 \\times 2\\)):`
+    #: and `Vector \\(x\\):` for 1-D data
+    labels: Literal["code", "latex"] = "code"
+
+
+PageSection = Literal["requirements", "examples", "constraints"]
+
+
+class PageForm(Strict):
+    """The layout of challenge.html where a page departs from chgen's (majority) form."""
+
+    #: spaces before each <li> of Implementation Requirements and Constraints
+    item_indent: Spaces = "  "
+    #: sections whose <h2> is followed by a blank line
+    heading_gap: List[PageSection] = Field(default_factory=list)
+    #: a blank line between the sections (description, requirements, each example, constraints)
+    section_gap: bool = True
+    pre: PreForm = Field(default_factory=lambda: PreForm())
+    matrix: MatrixForm = Field(default_factory=lambda: MatrixForm())
+
+    @field_validator("heading_gap")
+    @classmethod
+    def _once(cls, v: List[str]) -> List[str]:
+        if len(set(v)) != len(v):
+            raise ValueError("name each section once")
+        return v
+
+
 class Baseline(Strict):
     """A reference point timed beside the solutions (body of a function of the solve params)."""
 
@@ -348,6 +407,8 @@ class Spec(Strict):
     prefill: Optional[Prefill] = None  # how every output starts before solve (default: empty)
     functional: List[Case] = Field(min_length=1)
     performance: Performance
+    #: how challenge.html lays out its structural parts (default: the public majority form)
+    page: PageForm = Field(default_factory=lambda: PageForm())
     scaffold: Optional[Scaffold] = None
     mutants: List[Mutant] = Field(default_factory=list)
     oracle: Optional[Oracle] = None
