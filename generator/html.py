@@ -85,9 +85,10 @@ class PreLayout:
 
     tight: bool = False
     aligned: bool = True
-    names: bool = True
+    unnamed: Tuple[str, ...] = ()
     inline: bool = False
     indent: str = ""
+    size_note: bool = False
 
 
 @dataclass(frozen=True)
@@ -97,9 +98,10 @@ class MatrixLayout:
     strong: bool = True
     split: bool = True
     labels: str = "code"
+    times: str = "&times;"
 
 
-def tensor_label(name: str, value: Any, style: str = "code") -> str:
+def tensor_label(name: str, value: Any, style: str = "code", times: str = "&times;") -> str:
     """'<code>Q</code> (2&times;4):' — the label above one example matrix, as most public matrix
     pages write it; a 1-D tensor's label carries no size. The "latex" style writes
     'Matrix \\(A\\) (\\(2 \\times 2\\)):' and 'Vector \\(x\\):'."""
@@ -109,7 +111,7 @@ def tensor_label(name: str, value: Any, style: str = "code") -> str:
             size = " \\times ".join(str(d) for d in dims)
             return f"Matrix \\({name}\\) (\\({size}\\)):"
         return f"Vector \\({name}\\):"
-    suffix = f" ({'&times;'.join(str(d) for d in dims)})" if len(dims) >= 2 else ""
+    suffix = f" ({times.join(str(d) for d in dims)})" if len(dims) >= 2 else ""
     return f"<code>{name}</code>{suffix}:"
 
 
@@ -193,21 +195,27 @@ def example_blocks(
     explanation: Optional[str] = None,
     pre: PreLayout = PreLayout(),
     matrix: MatrixLayout = MatrixLayout(),
+    sizes: Sequence[Tuple[str, Any]] = (),
 ) -> ExampleSection:
     """Everything the template needs for one Example section.
 
     `inputs`/`outputs` are (name, symbolic shape, literal data); `scalar_lines` are the scalars the
     section lists as (name, latex or None, value); `explanation` is HTML shown under the data;
-    `pre` and `matrix` say how the page lays its form out.
+    `pre` and `matrix` say how the page lays its form out; `sizes` are (name, value) of the sizes
+    for a `size_note`.
     """
     form = example_form(inputs + outputs)
     if form == "matrix":
         lines = [scalar_line(n, latex, v) for n, latex, v in scalar_lines]
         heading = "<strong>{}:</strong>" if matrix.strong else "{}:"
+
+        def block(name: str, value: Any) -> str:
+            return tensor_label(name, value, matrix.labels, matrix.times) + "\n" + bmatrix(value)
+
         return MatrixExample(
             title=title,
-            inputs=[tensor_label(n, v, matrix.labels) + "\n" + bmatrix(v) for n, _, v in inputs],
-            outputs=[tensor_label(n, v, matrix.labels) + "\n" + bmatrix(v) for n, _, v in outputs],
+            inputs=[block(n, v) for n, _, v in inputs],
+            outputs=[block(n, v) for n, _, v in outputs],
             scalar_lines=[line + "<br>" for line in lines[:-1]] + lines[-1:],
             explanation=explanation,
             input_heading=heading.format("Input"),
@@ -217,7 +225,7 @@ def example_blocks(
     if form == "summary":
         return PreExample(title, _summary_lines(inputs, outputs, scalar_lines), explanation)
     return PreExample(
-        title, _pre_lines(inputs, outputs, scalar_lines, pre), explanation, tight=pre.tight
+        title, _pre_lines(inputs, outputs, scalar_lines, pre, sizes), explanation, tight=pre.tight
     )
 
 
@@ -245,9 +253,11 @@ def _pre_lines(
     outputs: List[Shown],
     scalar_lines: List[Tuple[str, Optional[str], Any]],
     pre: PreLayout,
+    sizes: Sequence[Tuple[str, Any]] = (),
 ) -> List[str]:
     """`Input:  name = value` lines, then `Output: name = value`: one per value, or the Input
-    part on one line (`inline`); a sole tensor without its name when `names` is off."""
+    part on one line (`inline`); a sole tensor without its name in the `unnamed` parts; the sizes
+    after the first line, `  (N=4)`, for a `size_note`."""
     in_lead = "Input:  " if pre.aligned else "Input: "
     out_lead = "Output: "
 
@@ -260,20 +270,26 @@ def _pre_lines(
             for i, (name, text) in enumerate(shown)
         ]
 
-    def tensors(lead: str, given: List[Shown]) -> List[Tuple[Optional[str], str]]:
-        bare = not pre.names and len(given) == 1
+    def tensors(lead: str, given: List[Shown], part: str) -> List[Tuple[Optional[str], str]]:
+        bare = part in pre.unnamed and len(given) == 1
         column = len(pre.indent) + len(lead)
         return [
-            (None, shown_value(dims, value, column))
-            if bare
-            else (name, shown_value(dims, value, column + len(name) + 3))
+            (
+                (None, shown_value(dims, value, column))
+                if bare
+                else (name, shown_value(dims, value, column + len(name) + 3))
+            )
             for name, dims, value in given
         ]
 
-    given = tensors(in_lead, inputs) + [
+    given = tensors(in_lead, inputs, "input") + [
         (latex or name, format_number(value)) for name, latex, value in scalar_lines
     ]
-    lines = part(in_lead, given) + part(out_lead, tensors(out_lead, outputs))
+    input_lines = part(in_lead, given)
+    if pre.size_note and sizes and input_lines:
+        note = ", ".join(f"{name}={format_number(value)}" for name, value in sizes)
+        input_lines[0] += f"  ({note})"
+    lines = input_lines + part(out_lead, tensors(out_lead, outputs, "output"))
     return [pre.indent + line for line in lines]
 
 

@@ -503,7 +503,9 @@ class ChallengeHtmlContext(TemplateContext):
     blank_line_before_performance: bool
     item_indent: str
     heading_gap: List[str]
-    section_gap: bool
+    requirements_gap: str  # the blank lines before each section's <h2>
+    example_gaps: List[str]
+    constraints_gap: str
 
 
 def example_section(spec: Spec, example: Example, title: str) -> html.ExampleSection:
@@ -537,8 +539,11 @@ def example_section(spec: Spec, example: Example, title: str) -> html.ExampleSec
         outputs,
         scalar_lines,
         explanation,
-        html.PreLayout(pre.tight, pre.aligned, pre.names, pre.inline, pre.indent),
-        html.MatrixLayout(matrix.strong, matrix.split, matrix.labels),
+        html.PreLayout(
+            pre.tight, pre.aligned, tuple(pre.unnamed), pre.inline, pre.indent, pre.size_note
+        ),
+        html.MatrixLayout(matrix.strong, matrix.split, matrix.labels, matrix.times),
+        [(p.name, example.scalars[p.name]) for p in spec.signature if p.name in sizes],
     )
 
 
@@ -556,6 +561,8 @@ def challenge_html_context(loaded: LoadedSpec) -> ChallengeHtmlContext:
     spec = loaded.spec
     examples = spec.examples
     titles = html.example_titles([ex.title for ex in examples])
+    counts = spec.page.section_gaps or [1] * (len(examples) + 2)
+    gaps = ["\n" * count for count in counts]
     return ChallengeHtmlContext(
         description=spec.description.strip(),
         svg=loaded.svg,
@@ -566,7 +573,9 @@ def challenge_html_context(loaded: LoadedSpec) -> ChallengeHtmlContext:
         blank_line_before_performance=spec.performance.blank_line and bool(spec.constraints),
         item_indent=spec.page.item_indent,
         heading_gap=list(spec.page.heading_gap),
-        section_gap=spec.page.section_gap,
+        requirements_gap=gaps[0],
+        example_gaps=gaps[1:-1],
+        constraints_gap=gaps[-1],
     )
 
 

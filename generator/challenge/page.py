@@ -564,8 +564,23 @@ def _explanation(body: str, form: Optional[str]) -> Optional[str]:
     return rest if rest.startswith("<p") and rest.endswith("</p>") else None
 
 
+def top_level_parts(line: str) -> List[str]:
+    """`A = [1, 2], N = 2` -> ['A = [1, 2]', 'N = 2']: the line split at commas outside brackets
+    and parentheses, each part stripped."""
+    parts, depth, start = [], 0, 0
+    for i, char in enumerate(line):
+        depth += char in "[("
+        depth -= char in "])"
+        if char == "," and depth == 0:
+            parts.append(line[start:i].strip())
+            start = i + 1
+    parts.append(line[start:].strip())
+    return [part for part in parts if part]
+
+
 def _pre_labels(body: str) -> List[str]:
-    """The names of the `name = value` lines of the Input part of a <pre> example."""
+    """The names of the `name = value` parts of the Input part of a <pre> example (one or several
+    a line)."""
     match = re.search(r"<pre\s*>(.*?)</pre\s*>", body, re.S | re.I)
     labels: List[str] = []
     in_output = False
@@ -575,8 +590,8 @@ def _pre_labels(body: str) -> List[str]:
             if line.startswith(label):
                 in_output = label == "Output:"
                 line = line[len(label) :].strip()
-        if " = " in line and not in_output:
-            labels.append(line.split(" = ", 1)[0].strip())
+        if not in_output:
+            labels += [part.split(" = ", 1)[0] for part in top_level_parts(line) if " = " in part]
     return labels
 
 

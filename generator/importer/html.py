@@ -21,6 +21,7 @@ from generator.challenge.page import (
     ShownValues,
     example_values,
     performance_bullet,
+    top_level_parts,
 )
 from generator.challenge.page import read_page as read_page_facts
 
@@ -180,8 +181,10 @@ def page_form(page: PageFacts, examples: List[Example]) -> Dict[str, Any]:
             gaps.append(section)
     if gaps:
         form["heading_gap"] = gaps
-    if h2 and not any(re.search(r"\n[ \t]*\n[ \t]*$", text[: h.start]) for h in h2):
-        form["section_gap"] = False
+    sections = [h for h in h2 if _kind(h) is not None]
+    gaps_before = [_blank_lines_before(text, h.start) for h in sections]
+    if any(gap != 1 for gap in gaps_before):
+        form["section_gaps"] = gaps_before
     pre = _pre_form(page, examples)
     if pre:
         form["pre"] = pre
@@ -189,6 +192,12 @@ def page_form(page: PageFacts, examples: List[Example]) -> Dict[str, Any]:
     if matrix:
         form["matrix"] = matrix
     return form
+
+
+def _blank_lines_before(text: str, offset: int) -> int:
+    """How many blank lines stand right before `offset` (at most 3)."""
+    before = re.search(r"(?:\n[ \t]*)*$", text[:offset]).group(0)
+    return min(max(before.count("\n") - 1, 0), 3)
 
 
 def _pre_form(page: PageFacts, examples: List[Example]) -> Dict[str, Any]:
@@ -205,18 +214,37 @@ def _pre_form(page: PageFacts, examples: List[Example]) -> Dict[str, Any]:
     if not inner.startswith("\n") and not inner.endswith("\n"):
         form["tight"] = True
     lines = [line for line in inner.strip("\n").splitlines() if line.strip()]
-    indents = {len(line) - len(line.lstrip(" ")) for line in lines if line.lstrip().startswith(("Input:", "Output:"))}
+    indents = {
+        len(line) - len(line.lstrip(" "))
+        for line in lines
+        if line.lstrip().startswith(("Input:", "Output:"))
+    }
     if len(indents) == 1 and indents != {0}:
         form["indent"] = " " * indents.pop()
     labelled = [line.strip() for line in lines]
     inputs = next((line for line in labelled if line.startswith("Input:")), None)
     if inputs is not None and inputs.startswith("Input: ") and not inputs.startswith("Input:  "):
         form["aligned"] = False
-    written = [line.split(":", 1)[1].strip() for line in labelled if line.startswith(("Input:", "Output:"))]
-    if any(value[:1] in "[-0123456789" for value in written):
-        form["names"] = False
-    if inputs is not None and len(re.findall(r"(?:^|, )(?:[A-Za-z_]\w* = )?[\[\d-]", inputs.split(":", 1)[1].strip())) > 1:
-        form["inline"] = True
+    unnamed = [
+        part
+        for part, label in (("input", "Input:"), ("output", "Output:"))
+        if any(
+            line.startswith(label) and line[len(label) :].strip()[:1] in "[-0123456789"
+            for line in labelled
+        )
+    ]
+    if unnamed:
+        form["unnamed"] = unnamed
+    if inputs is not None:
+        written_in = inputs.split(":", 1)[1]
+        note = re.search(r"\s\s\((?:\w+=[\d.]+(?:, )?)+\)$", written_in)
+        if note:
+            form["size_note"] = True
+            written_in = written_in[: note.start()]
+        following = labelled[labelled.index(inputs) + 1 :]
+        alone = not following or following[0].startswith("Output:")
+        if alone and len(top_level_parts(written_in)) > 1:
+            form["inline"] = True
     return form
 
 
@@ -233,4 +261,6 @@ def _matrix_form(page: PageFacts, examples: List[Example]) -> Dict[str, Any]:
         form["split"] = False
     if re.search(r"(?:Matrix|Vector) \\\(", body):
         form["labels"] = "latex"
+    if re.search(r"</code> \(\d+×\d+", body):
+        form["times"] = "×"
     return form

@@ -278,12 +278,15 @@ class PreForm(Strict):
     tight: bool = False
     #: `Input:  ` and `Output: ` line their values up (else one space after either label)
     aligned: bool = True
-    #: a sole input or output tensor is written `name = [...]` (else its value alone)
-    names: bool = True
+    #: the parts ("input", "output") whose sole tensor is written as its value alone, without
+    #: `name = `
+    unnamed: List[Literal["input", "output"]] = Field(default_factory=list)
     #: the Input part on one line, its values joined by ", "
     inline: bool = False
     #: spaces before every line inside the <pre>
     indent: Spaces = ""
+    #: the first Input line ends in the sizes, `  (N=4)`
+    size_note: bool = False
 
 
 class MatrixForm(Strict):
@@ -296,6 +299,8 @@ class MatrixForm(Strict):
     #: "code": `<code>A</code> (2&times;2):`; "latex": `Matrix \\(A\\) (\\(2 \\times 2\\)):`
     #: and `Vector \\(x\\):` for 1-D data
     labels: Literal["code", "latex"] = "code"
+    #: how a "code" label writes the size's times sign: the entity or the character itself
+    times: Literal["&times;", "×"] = "&times;"
 
 
 PageSection = Literal["requirements", "examples", "constraints"]
@@ -308,8 +313,9 @@ class PageForm(Strict):
     item_indent: Spaces = "  "
     #: sections whose <h2> is followed by a blank line
     heading_gap: List[PageSection] = Field(default_factory=list)
-    #: a blank line between the sections (description, requirements, each example, constraints)
-    section_gap: bool = True
+    #: blank lines before each section's <h2> in page order (Implementation Requirements, each
+    #: example, Constraints); default one each
+    section_gaps: Optional[List[Annotated[int, Field(ge=0, le=3)]]] = None
     pre: PreForm = Field(default_factory=lambda: PreForm())
     matrix: MatrixForm = Field(default_factory=lambda: MatrixForm())
 
