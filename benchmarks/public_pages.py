@@ -3,7 +3,7 @@ refused, and how many regenerated challenge.html pages are byte-identical to the
 and among the pages that pass chgen check's HTML rules (no H error: the pages that follow the
 conventions).
 
-    python benchmarks/public_pages.py <clone>/challenges [--only 26,45,80]
+    python benchmarks/public_pages.py <clone>/challenges [--only 26,45,80] [-v] [--diff]
 
 Prints counts and reasons only (the set's licence allows no copies of its files or derived trees).
 """
@@ -11,8 +11,10 @@ Prints counts and reasons only (the set's licence allows no copies of its files 
 from __future__ import annotations
 
 import argparse
+import difflib
 import re
 import sys
+import tempfile
 from collections import Counter
 from pathlib import Path
 
@@ -20,6 +22,8 @@ from generator.checks.registry import ERROR
 from generator.checks.report import Options
 from generator.checks.runner import run as run_checks
 from generator.importer import ImportFailure, import_challenge
+from generator.render import render_challenge
+from generator.spec import load_spec
 
 #: refusal messages grouped by the construct they name
 REASONS = [
@@ -52,11 +56,33 @@ def html_clean(root: Path) -> set:
     return {path.name for path in challenge_dirs(root)} - flagged
 
 
+def page_diff(path: Path, result) -> str:
+    """The unified diff from the public page to the page regenerated from the imported spec (shown
+    on this terminal only, never written)."""
+    with tempfile.TemporaryDirectory(prefix="chgen-pages-") as tmp:
+        root = Path(tmp)
+        spec_path = root / result.spec_name
+        result.write(spec_path)
+        files = render_challenge(load_spec(spec_path, root))
+    page = next(text for name, text in files.items() if name.endswith("/challenge.html"))
+    original = (path / "challenge.html").read_text(encoding="utf-8")
+    lines = difflib.unified_diff(
+        original.splitlines(keepends=True),
+        page.splitlines(keepends=True),
+        f"public/{path.name}/challenge.html",
+        f"regenerated/{path.name}/challenge.html",
+    )
+    return "".join(lines)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("tree", type=Path, help="a clone's challenges/ folder")
     parser.add_argument("--only", default="", help="comma-separated challenge ids")
     parser.add_argument("-v", "--verbose", action="store_true", help="name each challenge")
+    parser.add_argument(
+        "--diff", action="store_true", help="show how each differing page differs (unified diff)"
+    )
     args = parser.parse_args()
     root = args.tree / "challenges" if (args.tree / "challenges").is_dir() else args.tree
     only = {int(i) for i in args.only.split(",") if i}
@@ -86,6 +112,8 @@ def main() -> int:
         clean_identical += same and path.name in clean
         if args.verbose:
             print(f"{'same' if same else 'differs'}  {path.name}")
+        if args.diff and not same:
+            print(page_diff(path, result), end="")
     total = imported + sum(refused.values())
     print(f"challenges: {total}, imported: {imported}, pages byte-identical: {identical}")
     share = 100 * clean_identical / clean_seen if clean_seen else 0.0

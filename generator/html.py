@@ -79,11 +79,39 @@ def performance_bullet(sizes: Sequence[Tuple[str, int]]) -> str:
     return f"Performance is measured with {parts}"
 
 
-def tensor_label(name: str, value: Any) -> str:
+@dataclass(frozen=True)
+class PreLayout:
+    """How a <pre> example writes its lines (see the spec's page.pre)."""
+
+    tight: bool = False
+    aligned: bool = True
+    unnamed: Tuple[str, ...] = ()
+    inline: bool = False
+    indent: str = ""
+    size_note: bool = False
+
+
+@dataclass(frozen=True)
+class MatrixLayout:
+    """How a bmatrix example labels its parts (see the spec's page.matrix)."""
+
+    strong: bool = True
+    split: bool = True
+    labels: str = "code"
+    times: str = "&times;"
+
+
+def tensor_label(name: str, value: Any, style: str = "code", times: str = "&times;") -> str:
     """'<code>Q</code> (2&times;4):' — the label above one example matrix, as most public matrix
-    pages write it; a 1-D tensor's label carries no size."""
+    pages write it; a 1-D tensor's label carries no size. The "latex" style writes
+    'Matrix \\(A\\) (\\(2 \\times 2\\)):' and 'Vector \\(x\\):'."""
     dims = literal_dims(value)
-    suffix = f" ({'&times;'.join(str(d) for d in dims)})" if len(dims) >= 2 else ""
+    if style == "latex":
+        if len(dims) >= 2:
+            size = " \\times ".join(str(d) for d in dims)
+            return f"Matrix \\({name}\\) (\\({size}\\)):"
+        return f"Vector \\({name}\\):"
+    suffix = f" ({times.join(str(d) for d in dims)})" if len(dims) >= 2 else ""
     return f"<code>{name}</code>{suffix}:"
 
 
@@ -98,25 +126,34 @@ def scalar_line(name: str, latex: Optional[str], value: Any) -> str:
 @dataclass(frozen=True)
 class MatrixExample:
     """A 2-D page's Example section: a label and a bmatrix per tensor, the other scalars (each
-    line but the last ends in <br>), then the explanation's HTML if any."""
+    line but the last ends in <br>), then the explanation's HTML if any. `split`: the Output part
+    has a <p> of its own."""
 
     title: str
     inputs: List[str]
     outputs: List[str]
     scalar_lines: List[str]
     explanation: Optional[str]
+    input_heading: str = "<strong>Input:</strong>"
+    output_heading: str = "<strong>Output:</strong>"
+    split: bool = True
     matrix: bool = True
 
 
 @dataclass(frozen=True)
 class PreExample:
-    """A 1-D, rank >= 3 or summarised page's Example section: the lines of one <pre> block, then
-    the explanation's HTML if any."""
+    """A 1-D, rank >= 3 or summarised page's Example section: the text of one <pre> block
+    (`tight`: on the tags' own lines), then the explanation's HTML if any."""
 
     title: str
     pre_lines: List[str]
     explanation: Optional[str]
+    tight: bool = False
     matrix: bool = False
+
+    @property
+    def pre_text(self) -> str:
+        return "\n".join(self.pre_lines)
 
 
 ExampleSection = Union[MatrixExample, PreExample]
@@ -156,48 +193,104 @@ def example_blocks(
     outputs: List[Shown],
     scalar_lines: List[Tuple[str, Optional[str], Any]],
     explanation: Optional[str] = None,
+    pre: PreLayout = PreLayout(),
+    matrix: MatrixLayout = MatrixLayout(),
+    sizes: Sequence[Tuple[str, Any]] = (),
 ) -> ExampleSection:
     """Everything the template needs for one Example section.
 
     `inputs`/`outputs` are (name, symbolic shape, literal data); `scalar_lines` are the scalars the
-    section lists as (name, latex or None, value); `explanation` is HTML shown under the data.
+    section lists as (name, latex or None, value); `explanation` is HTML shown under the data;
+    `pre` and `matrix` say how the page lays its form out; `sizes` are (name, value) of the sizes
+    for a `size_note`.
     """
     form = example_form(inputs + outputs)
     if form == "matrix":
         lines = [scalar_line(n, latex, v) for n, latex, v in scalar_lines]
+        heading = "<strong>{}:</strong>" if matrix.strong else "{}:"
+
+        def block(name: str, value: Any) -> str:
+            return tensor_label(name, value, matrix.labels, matrix.times) + "\n" + bmatrix(value)
+
         return MatrixExample(
             title=title,
-            inputs=[tensor_label(n, v) + "\n" + bmatrix(v) for n, _, v in inputs],
-            outputs=[tensor_label(n, v) + "\n" + bmatrix(v) for n, _, v in outputs],
+            inputs=[block(n, v) for n, _, v in inputs],
+            outputs=[block(n, v) for n, _, v in outputs],
             scalar_lines=[line + "<br>" for line in lines[:-1]] + lines[-1:],
             explanation=explanation,
+            input_heading=heading.format("Input"),
+            output_heading=heading.format("Output"),
+            split=matrix.split,
         )
-    width = len("Output: ")
     if form == "summary":
-        given = [(f"{n}.shape", shape_text(literal_dims(v))) for n, _, v in inputs]
-        given += [(latex or n, format_number(v)) for n, latex, v in scalar_lines]
-        got = [(f"{n}.shape", shape_text(literal_dims(v))) for n, _, v in outputs]
-        pad = max(len(label) for label, _ in given + got)
-        lines = [
-            f"{'Input:  ' if i == 0 else ' ' * width}{label.ljust(pad)} = {text}"
-            for i, (label, text) in enumerate(given)
+        return PreExample(title, _summary_lines(inputs, outputs, scalar_lines), explanation)
+    return PreExample(
+        title, _pre_lines(inputs, outputs, scalar_lines, pre, sizes), explanation, tight=pre.tight
+    )
+
+
+def _summary_lines(
+    inputs: List[Shown], outputs: List[Shown], scalar_lines: List[Tuple[str, Optional[str], Any]]
+) -> List[str]:
+    width = len("Output: ")
+    given = [(f"{n}.shape", shape_text(literal_dims(v))) for n, _, v in inputs]
+    given += [(latex or n, format_number(v)) for n, latex, v in scalar_lines]
+    got = [(f"{n}.shape", shape_text(literal_dims(v))) for n, _, v in outputs]
+    pad = max(len(label) for label, _ in given + got)
+    lines = [
+        f"{'Input:  ' if i == 0 else ' ' * width}{label.ljust(pad)} = {text}"
+        for i, (label, text) in enumerate(given)
+    ]
+    lines += [
+        f"{'Output: ' if i == 0 else ' ' * width}{label.ljust(pad)} = {text}"
+        for i, (label, text) in enumerate(got)
+    ]
+    return lines
+
+
+def _pre_lines(
+    inputs: List[Shown],
+    outputs: List[Shown],
+    scalar_lines: List[Tuple[str, Optional[str], Any]],
+    pre: PreLayout,
+    sizes: Sequence[Tuple[str, Any]] = (),
+) -> List[str]:
+    """`Input:  name = value` lines, then `Output: name = value`: one per value, or the Input
+    part on one line (`inline`); a sole tensor without its name in the `unnamed` parts; the sizes
+    after the first line, `  (N=4)`, for a `size_note`."""
+    in_lead = "Input:  " if pre.aligned else "Input: "
+    out_lead = "Output: "
+
+    def part(lead: str, shown: List[Tuple[Optional[str], str]]) -> List[str]:
+        if pre.inline and shown:
+            joined = ", ".join(text if name is None else f"{name} = {text}" for name, text in shown)
+            return [lead + joined]
+        return [
+            (lead if i == 0 else " " * len(lead)) + (text if name is None else f"{name} = {text}")
+            for i, (name, text) in enumerate(shown)
         ]
-        lines += [
-            f"{'Output: ' if i == 0 else ' ' * width}{label.ljust(pad)} = {text}"
-            for i, (label, text) in enumerate(got)
+
+    def tensors(lead: str, given: List[Shown], part: str) -> List[Tuple[Optional[str], str]]:
+        bare = part in pre.unnamed and len(given) == 1
+        column = len(pre.indent) + len(lead)
+        return [
+            (
+                (None, shown_value(dims, value, column))
+                if bare
+                else (name, shown_value(dims, value, column + len(name) + 3))
+            )
+            for name, dims, value in given
         ]
-        return PreExample(title=title, pre_lines=lines, explanation=explanation)
-    lines: List[str] = []
-    for i, (name, dims, value) in enumerate(inputs):
-        lead = "Input:  " if i == 0 else " " * width
-        lines.append(f"{lead}{name} = {shown_value(dims, value, width + len(name) + 3)}")
-    for i, (name, latex, value) in enumerate(scalar_lines):
-        lead = "Input:  " if i == 0 and not inputs else " " * width
-        lines.append(f"{lead}{latex or name} = {format_number(value)}")
-    for i, (name, dims, value) in enumerate(outputs):
-        lead = "Output: " if i == 0 else " " * width
-        lines.append(f"{lead}{name} = {shown_value(dims, value, width + len(name) + 3)}")
-    return PreExample(title=title, pre_lines=lines, explanation=explanation)
+
+    given = tensors(in_lead, inputs, "input") + [
+        (latex or name, format_number(value)) for name, latex, value in scalar_lines
+    ]
+    input_lines = part(in_lead, given)
+    if pre.size_note and sizes and input_lines:
+        note = ", ".join(f"{name}={format_number(value)}" for name, value in sizes)
+        input_lines[0] += f"  ({note})"
+    lines = input_lines + part(out_lead, tensors(out_lead, outputs, "output"))
+    return [pre.indent + line for line in lines]
 
 
 def literal_dims(value: Any) -> List[int]:

@@ -562,6 +562,11 @@ class ChallengeHtmlContext(TemplateContext):
     examples: List[html.ExampleSection]
     performance_bullet: str
     blank_line_before_performance: bool
+    item_indent: str
+    heading_gap: List[str]
+    requirements_gap: str  # the blank lines before each section's <h2>
+    example_gaps: List[str]
+    constraints_gap: str
     #: a multi-GPU challenge: the paragraphs that explain the ranks (empty otherwise)
     rank_setup: List[str] = field(default_factory=list)
 
@@ -590,7 +595,19 @@ def example_section(spec: Spec, example: Example, title: str) -> html.ExampleSec
         if not p.is_tensor and (listed or p.name not in sizes)
     ]
     explanation = example.explanation.strip() if example.explanation else None
-    return html.example_blocks(title, inputs, outputs, scalar_lines, explanation)
+    pre, matrix = spec.page.pre, spec.page.matrix
+    return html.example_blocks(
+        title,
+        inputs,
+        outputs,
+        scalar_lines,
+        explanation,
+        html.PreLayout(
+            pre.tight, pre.aligned, tuple(pre.unnamed), pre.inline, pre.indent, pre.size_note
+        ),
+        html.MatrixLayout(matrix.strong, matrix.split, matrix.labels, matrix.times),
+        [(p.name, example.scalars[p.name]) for p in spec.signature if p.name in sizes],
+    )
 
 
 def performance_sizes(spec: Spec) -> List[Tuple[str, Any]]:
@@ -607,6 +624,8 @@ def challenge_html_context(loaded: LoadedSpec) -> ChallengeHtmlContext:
     spec = loaded.spec
     examples = spec.examples
     titles = html.example_titles([ex.title for ex in examples])
+    counts = spec.page.section_gaps or [1] * (len(examples) + 2)
+    gaps = ["\n" * count for count in counts]
     return ChallengeHtmlContext(
         description=spec.description.strip(),
         svg=loaded.svg,
@@ -615,6 +634,11 @@ def challenge_html_context(loaded: LoadedSpec) -> ChallengeHtmlContext:
         examples=[example_section(spec, ex, t) for ex, t in zip(examples, titles)],
         performance_bullet=html.performance_bullet(performance_sizes(spec)),
         blank_line_before_performance=spec.performance.blank_line and bool(spec.constraints),
+        item_indent=spec.page.item_indent,
+        heading_gap=list(spec.page.heading_gap),
+        requirements_gap=gaps[0],
+        example_gaps=gaps[1:-1],
+        constraints_gap=gaps[-1],
         rank_setup=rank_setup(spec),
     )
 

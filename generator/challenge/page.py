@@ -564,8 +564,23 @@ def _explanation(body: str, form: Optional[str]) -> Optional[str]:
     return rest if rest.startswith("<p") and rest.endswith("</p>") else None
 
 
+def top_level_parts(line: str) -> List[str]:
+    """`A = [1, 2], N = 2` -> ['A = [1, 2]', 'N = 2']: the line split at commas outside brackets
+    and parentheses, each part stripped."""
+    parts, depth, start = [], 0, 0
+    for i, char in enumerate(line):
+        depth += char in "[("
+        depth -= char in "])"
+        if char == "," and depth == 0:
+            parts.append(line[start:i].strip())
+            start = i + 1
+    parts.append(line[start:].strip())
+    return [part for part in parts if part]
+
+
 def _pre_labels(body: str) -> List[str]:
-    """The names of the `name = value` lines of the Input part of a <pre> example."""
+    """The names of the `name = value` parts of the Input part of a <pre> example (one or several
+    a line)."""
     match = re.search(r"<pre\s*>(.*?)</pre\s*>", body, re.S | re.I)
     labels: List[str] = []
     in_output = False
@@ -575,8 +590,8 @@ def _pre_labels(body: str) -> List[str]:
             if line.startswith(label):
                 in_output = label == "Output:"
                 line = line[len(label) :].strip()
-        if " = " in line and not in_output:
-            labels.append(line.split(" = ", 1)[0].strip())
+        if not in_output:
+            labels += [part.split(" = ", 1)[0] for part in top_level_parts(line) if " = " in part]
     return labels
 
 
@@ -594,3 +609,122 @@ def _matrix_labels(body: str) -> List[str]:
 def read_page(text: str, display: str = "challenge.html") -> Page:
     """The page of `text` (shown as `display` in positions)."""
     return Page(text, display)
+
+
+def _layout_kind(heading: Heading) -> Optional[str]:
+    """A section title matched by its start ("Example 1", "Examples"), as the importer does."""
+    lowered = heading.title.lower()
+    kinds = ("implementation requirements", "example", "constraints")
+    return next((kind for kind in kinds if lowered.startswith(kind)), None)
+
+
+_DEFAULT_INDENT = "  "
+
+
+def page_layout(page: Page, examples: List[Example]) -> Dict[str, Any]:
+    """The page's layout choices that differ from chgen's default form, keyed as a spec's
+    `page:` block (list indentation, blank lines, the first <pre> and bmatrix examples' forms)."""
+    form: Dict[str, Any] = {}
+    text = page.text
+    h2 = [h for h in page.headings if h.level == 2]
+    lists = [h for h in h2 if _layout_kind(h) in ("implementation requirements", "constraints")]
+    items = [i for h in lists for i in page.items(h) if not i.text.startswith(BULLET)]
+    indents = {text[text.rfind("\n", 0, i.start) + 1 : i.start] for i in items}
+    if len(indents) == 1 and not indents.pop().strip(" "):
+        indent = text[text.rfind("\n", 0, items[0].start) + 1 : items[0].start]
+        if indent != _DEFAULT_INDENT:
+            form["item_indent"] = indent
+    gaps = []
+    for section, kind in (
+        ("requirements", "implementation requirements"),
+        ("examples", "example"),
+        ("constraints", "constraints"),
+    ):
+        first = next((h for h in h2 if _layout_kind(h) == kind), None)
+        if first is not None and re.match(r"[ \t]*\n[ \t]*\n", text[first.body_start :]):
+            gaps.append(section)
+    if gaps:
+        form["heading_gap"] = gaps
+    sections = [h for h in h2 if _layout_kind(h) is not None]
+    gaps_before = [_blank_lines_before(text, h.start) for h in sections]
+    if any(gap != 1 for gap in gaps_before):
+        form["section_gaps"] = gaps_before
+    pre = _pre_form(page, examples)
+    if pre:
+        form["pre"] = pre
+    matrix = _matrix_form(page, examples)
+    if matrix:
+        form["matrix"] = matrix
+    return form
+
+
+def _blank_lines_before(text: str, offset: int) -> int:
+    """How many blank lines stand right before `offset` (at most 3)."""
+    before = re.search(r"(?:\n[ \t]*)*$", text[:offset]).group(0)
+    return min(max(before.count("\n") - 1, 0), 3)
+
+
+def _pre_form(page: Page, examples: List[Example]) -> Dict[str, Any]:
+    """How the first <pre> example lays out its lines."""
+    first = next((e for e in examples if e.form == "pre"), None)
+    if first is None:
+        return {}
+    body = page.body(first.heading)
+    match = re.search(r"<pre>(.*?)</pre>", body, re.S)
+    if match is None:
+        return {}
+    inner = match.group(1)
+    form: Dict[str, Any] = {}
+    if not inner.startswith("\n") and not inner.endswith("\n"):
+        form["tight"] = True
+    lines = [line for line in inner.strip("\n").splitlines() if line.strip()]
+    indents = {
+        len(line) - len(line.lstrip(" "))
+        for line in lines
+        if line.lstrip().startswith(("Input:", "Output:"))
+    }
+    if len(indents) == 1 and indents != {0}:
+        form["indent"] = " " * indents.pop()
+    labelled = [line.strip() for line in lines]
+    inputs = next((line for line in labelled if line.startswith("Input:")), None)
+    if inputs is not None and inputs.startswith("Input: ") and not inputs.startswith("Input:  "):
+        form["aligned"] = False
+    unnamed = [
+        part
+        for part, label in (("input", "Input:"), ("output", "Output:"))
+        if any(
+            line.startswith(label) and line[len(label) :].strip()[:1] in "[-0123456789"
+            for line in labelled
+        )
+    ]
+    if unnamed:
+        form["unnamed"] = unnamed
+    if inputs is not None:
+        written_in = inputs.split(":", 1)[1]
+        note = re.search(r"\s\s\((?:\w+=[\d.]+(?:, )?)+\)$", written_in)
+        if note:
+            form["size_note"] = True
+            written_in = written_in[: note.start()]
+        following = labelled[labelled.index(inputs) + 1 :]
+        alone = not following or following[0].startswith("Output:")
+        if alone and len(top_level_parts(written_in)) > 1:
+            form["inline"] = True
+    return form
+
+
+def _matrix_form(page: Page, examples: List[Example]) -> Dict[str, Any]:
+    """How the first bmatrix example labels its parts."""
+    first = next((e for e in examples if e.form == "bmatrix"), None)
+    if first is None:
+        return {}
+    body = page.body(first.heading)
+    form: Dict[str, Any] = {}
+    if "<strong>Input" not in body:
+        form["strong"] = False
+    if not re.search(r"</p>\s*<p>\s*(?:<strong>)?Output", body):
+        form["split"] = False
+    if re.search(r"(?:Matrix|Vector) \\\(", body):
+        form["labels"] = "latex"
+    if re.search(r"</code> \(\d+×\d+", body):
+        form["times"] = "×"
+    return form

@@ -678,6 +678,7 @@ def import_challenge(directory: Path, seed: int = 0, inline_svg: bool = False) -
             _case_entry(c, defaults, read.sizes, read.params, found.prefill) for c in cases
         ],
         "performance": performance,
+        "page": _page_form(page, len(examples), report),
     }
     return _finish(read, data, f"{challenge_id}_{slug}.yaml", svg_name, page.svg, report)
 
@@ -897,6 +898,19 @@ def _check_performance_bullet(
             f"challenge.html measures performance at {page.performance}, the test at "
             f"{shown}; the page is regenerated from the test"
         )
+
+
+def _page_form(page: page_reader.Page, examples: int, report: Report) -> Optional[Dict[str, Any]]:
+    """The page's layout choices; its blank lines between sections only while every example
+    section is kept (one left out changes the count)."""
+    form = dict(page.form)
+    gaps = form.get("section_gaps")
+    if gaps is not None and len(gaps) != examples + 2:
+        del form["section_gaps"]
+        report.note(
+            "challenge.html: the blank lines between sections are chgen's (an example is left out)"
+        )
+    return form or None
 
 
 def _bullet_layout(params: List[ParamInfo], text: str, page: page_reader.Page) -> Dict[str, Any]:

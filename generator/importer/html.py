@@ -12,8 +12,10 @@ from typing import Any, Dict, List, Optional
 from generator.challenge.page import (
     BULLET,
     Heading,
+    ListItem,
     ShownValues,
     example_values,
+    page_layout,
     performance_bullet,
 )
 from generator.challenge.page import read_page as read_page_facts
@@ -44,6 +46,8 @@ class Page:
     has_example: bool
     notes: List[str] = field(default_factory=list)
     examples: List[PageExample] = field(default_factory=list)
+    #: the spec's `page:` block: the layout choices where the page departs from the defaults
+    form: Dict[str, Any] = field(default_factory=dict)
 
 
 def _kind(heading: Heading) -> Optional[str]:
@@ -81,11 +85,11 @@ def read_page(
     for heading in [h for h in page.headings if h.level == 2]:
         kind = _kind(heading)
         if kind == "implementation requirements":
-            requirements = [item.text for item in page.items(heading)]
+            requirements = [item_html(item) for item in page.items(heading)]
         elif kind == "example":
             examples.append(heading)
         elif kind == "constraints":
-            constraints = [item.text for item in page.items(heading)]
+            constraints = [item_html(item) for item in page.items(heading)]
             if page.after_list(heading).strip():
                 notes.append("challenge.html: text after the Constraints list is dropped")
         else:
@@ -137,4 +141,10 @@ def read_page(
         has_example=bool(examples),
         notes=notes,
         examples=every,
+        form=page_layout(page, shown_examples),
     )
+
+
+def item_html(item: ListItem) -> str:
+    """An item on one line as the spec writes it; one the page breaks over lines, verbatim."""
+    return item.html if "\n" in item.html else item.text

@@ -30,6 +30,7 @@ _GROUPS = [
     ["defaults"],
     ["functional"],
     ["performance"],
+    ["page"],
 ]
 
 

@@ -357,6 +357,19 @@ def _validate_examples(view: SignatureView) -> Iterable[Issue]:
         yield from _check_example(spec, i, view.params, view.inputs, view.outputs)
 
 
+def _validate_page(view: SignatureView) -> Iterable[Issue]:
+    spec = view.spec
+    gaps = spec.page.section_gaps
+    sections = len(spec.examples) + 2
+    if gaps is not None and len(gaps) != sections:
+        yield (
+            ("page", "section_gaps"),
+            f"section_gaps gives {len(gaps)} gap(s); the page has {sections} sections "
+            "(Implementation Requirements, each example, Constraints)",
+            "give one number of blank lines per section",
+        )
+
+
 def _validate_functional(view: SignatureView) -> Iterable[Issue]:
     spec = view.spec
     case_names: Dict[str, int] = {}
@@ -710,6 +723,7 @@ def _validate_distributed(view: SignatureView) -> Iterable[Issue]:
 SECTION_VALIDATORS: Tuple[Callable[[SignatureView], Iterable[Issue]], ...] = (
     _validate_signature,
     _validate_examples,
+    _validate_page,
     _validate_functional,
     _validate_expected_cases,
     _validate_defaults,

