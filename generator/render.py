@@ -9,7 +9,9 @@ for one challenge directory; `render_core` the shared base class. Nothing is wri
 
 from __future__ import annotations
 
+import ast
 import functools
+import math
 import textwrap
 from dataclasses import dataclass, field, fields
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
@@ -32,6 +34,7 @@ from generator.spec.model import (
     Prefill,
     Spec,
     helper_functions,
+    helper_preamble,
     is_method,
 )
 
@@ -139,8 +142,11 @@ def render_starters(spec: Spec) -> Dict[str, str]:
 
 
 def py_number(value: Any) -> str:
+    """Python source of a number; inf and nan as `float("inf")`, `float("nan")`."""
     if isinstance(value, int) and not isinstance(value, bool):
         return str(value)
+    if not math.isfinite(value):
+        return f'float("{float(value)}")'
     return repr(float(value))
 
 
@@ -163,7 +169,7 @@ def nested_literal(value: Any, dtype_kind: str) -> str:
         return "[" + ", ".join(nested_literal(v, dtype_kind) for v in value) + "]"
     if dtype_kind == "int":
         return str(int(value))
-    return repr(float(value))
+    return py_number(float(value))
 
 
 def tensor_kwargs(param: Param) -> str:
@@ -422,6 +428,9 @@ class ChallengePyContext(TemplateContext):
     performance: CaseCode
     #: what challenge.py imports from the base module: ChallengeBase and the descriptors used
     base_imports: str
+    #: the reference helpers' imports and module constants, their source lines
+    helper_imports: List[str]
+    helper_constants: List[str]
     #: reference helpers, each its source lines: module functions and methods of Challenge
     helper_functions: List[List[str]]
     helper_methods: List[List[str]]
@@ -448,6 +457,23 @@ def helper_sources(code: Optional[str]) -> Tuple[List[List[str]], List[List[str]
     return functions, methods
 
 
+def helper_preamble_lines(code: Optional[str]) -> Tuple[List[str], List[str]]:
+    """The reference helpers' import lines and constant lines (the comments right above each
+    constant kept), placed at module level after challenge.py's own imports."""
+    if code is None:
+        return [], []
+    lines = textwrap.dedent(code).strip("\n").splitlines()
+    imports: List[str] = []
+    constants: List[str] = []
+    for node in helper_preamble("\n".join(lines)):
+        start = node.lineno - 1
+        while start > 0 and lines[start - 1].lstrip().startswith("#"):
+            start -= 1
+        chosen = constants if isinstance(node, ast.Assign) else imports
+        chosen.extend(lines[start : node.end_lineno])
+    return imports, constants
+
+
 def prefill_doc(prefill: Optional[Prefill]) -> str:
     if prefill is None or prefill == "empty":
         return ""
@@ -460,6 +486,7 @@ def challenge_py_context(spec: Spec) -> ChallengePyContext:
     make_params = [p for p in spec.signature if p.direction != "out"]
     make_doc = prefill_doc(spec.prefill)
     helper_functions_, helper_methods = helper_sources(spec.reference_helpers)
+    helper_imports, helper_constants = helper_preamble_lines(spec.reference_helpers)
     perf = spec.performance
     perf_dists = {**spec.defaults.inputs, **perf.inputs}
     return ChallengePyContext(
@@ -484,6 +511,8 @@ def challenge_py_context(spec: Spec) -> ChallengePyContext:
         cases=[functional_code(spec, case) for case in spec.functional],
         performance=case_code(spec, perf.scalars, perf_dists, perf),
         base_imports=", ".join(["ChallengeBase"] + descriptor_used(spec)),
+        helper_imports=helper_imports,
+        helper_constants=helper_constants,
         helper_functions=helper_functions_,
         helper_methods=helper_methods,
     )

@@ -497,7 +497,7 @@ def _reference_outputs(
 def _shown(value: float, atol: float, rtol: float) -> float:
     """The shortest decimal within half the tolerance (what a page would show)."""
     limit = (atol + rtol * abs(value)) / 2
-    if limit > 0:
+    if limit > 0 and math.isfinite(value):
         for digits in range(0, 10):
             rounded = round(value, digits)
             if abs(rounded - value) <= limit:
@@ -524,8 +524,8 @@ def _example_outputs(
             continue
         ref = computed[p.name]
         kind = lookup(p.dtype).kind
-        if kind == "float" and not bool(torch.isfinite(ref).all()):
-            raise ImportFailure(f"the reference writes non-finite {p.name} on the example")
+        if kind == "float" and bool(torch.isnan(ref).any()):
+            raise ImportFailure(f"the reference writes NaN into {p.name} on the example")
         shown = shown_outputs.get(p.name)
         chosen = None
         if shown is not None:

@@ -17,7 +17,7 @@ from pydantic import ValidationError
 
 from generator.naming import IDENT_RE, SPEC_NAME_RE, find_specs  # noqa: F401 - re-exported
 from generator.spec import shapes
-from generator.spec.model import Correlated, Distribution, Param, Spec, Values, helper_functions
+from generator.spec.model import Correlated, Distribution, Param, Spec, Values, helper_names
 from generator.spec.yamlpos import (
     PathKey,
     Position,
@@ -199,6 +199,23 @@ def size_names(spec: Spec) -> List[str]:
             except shapes.ShapeError:
                 continue
     return [p.name for p in spec.signature if not p.is_tensor and p.name in used]
+
+
+def whole_dimension_sizes(spec: Spec) -> set:
+    """Sizes that are a whole dimension somewhere (`[N, C]`) or the scaffold's grid: at least 1.
+    A size met only inside expressions (the padding of `(H + 2 * P - K) // S + 1`) may be 0;
+    the dimensions it gives are checked for every case."""
+    every = [p.shape for p in spec.signature if p.is_tensor]
+    for overrides in (
+        [e.shapes for e in spec.examples]
+        + [spec.performance.shapes]
+        + [c.shapes for c in spec.functional]
+    ):
+        every.extend(overrides.values())
+    whole = {dim for shape in every for dim in shape if isinstance(dim, str) and dim.isidentifier()}
+    if spec.scaffold is not None:
+        whole.update(spec.scaffold.grid)
+    return whole
 
 
 def shape_of(param: Param, overrides: Dict[str, Any]) -> List[Any]:
@@ -471,13 +488,14 @@ def _validate_helpers(view: SignatureView) -> Iterable[Issue]:
             yield from _check_code(code, where)
     if spec.reference_helpers is not None:
         names = {p.name for p in spec.signature}
-        for node in helper_functions(spec.reference_helpers):
-            if node.name in names:
-                yield (
-                    ("reference_helpers",),
-                    f"helper {node.name!r} has the name of a solve parameter",
-                    "rename it",
-                )
+        for node in ast.parse(spec.reference_helpers).body:
+            for name in helper_names(node):
+                if name in names:
+                    yield (
+                        ("reference_helpers",),
+                        f"helper {name!r} has the name of a solve parameter",
+                        "rename it",
+                    )
 
 
 def _validate_case_forms(view: SignatureView) -> Iterable[Issue]:
@@ -565,11 +583,13 @@ def _check_scalar_values(
     for p in scalars:
         if p.name not in values:
             yield where, f"no value for scalar {p.name!r}", "add it here or under defaults.scalars"
+    whole = whole_dimension_sizes(spec)
     for p in scalars:
         if p.name in values and p.name in size_names(spec):
             value = values[p.name]
-            if isinstance(value, int) and not isinstance(value, bool) and value < 1:
-                yield where + (p.name,), f"size {p.name!r} must be at least 1", ""
+            least = 1 if p.name in whole else 0
+            if isinstance(value, int) and not isinstance(value, bool) and value < least:
+                yield where + (p.name,), f"size {p.name!r} must be at least {least}", ""
 
 
 def _check_example(spec, index, params, inputs, outputs) -> Iterable[Issue]:
@@ -595,6 +615,7 @@ def _check_example(spec, index, params, inputs, outputs) -> Iterable[Issue]:
     for group, values in (("inputs", ex.inputs), ("outputs", ex.outputs)):
         for key, value in values.items():
             if key in params and params[key].is_tensor:
+                yield from _check_finite_kind(params[key], value, base + (group, key))
                 want = resolve_shape(params[key], ex.scalars, ex.shapes)
                 got = literal_shape(value)
                 if want is not None and min(want, default=0) >= 0 and got != want:
@@ -604,6 +625,22 @@ def _check_example(spec, index, params, inputs, outputs) -> Iterable[Issue]:
                         f"sizes give {list(want)}",
                         "",
                     )
+
+
+def _check_finite_kind(p: Param, value: Any, loc) -> Iterable[Issue]:
+    """inf and nan are float data: an integer tensor cannot hold them."""
+    from generator.dtypes import lookup
+
+    if lookup(p.dtype).kind == "float":
+        return
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, float) and not math.isfinite(item):
+            yield loc, f"{p.name!r} is {p.dtype} but its data holds {item!r}", "use a float dtype"
+            return
 
 
 def _check_inputs(spec, params, inputs, own, scalars, where, overrides=None) -> Iterable[Issue]:
@@ -634,6 +671,7 @@ def _check_distribution(p: Param, dist: Distribution, params, order, scalars, lo
     if kind in ("uniform", "normal") and p.dtype not in ("float32", "float16", "bfloat16"):
         yield loc, f"{kind} draws floats but {p.name!r} is {p.dtype}", "use randint"
     if isinstance(dist, Values):
+        yield from _check_finite_kind(p, dist.values, loc)
         want = resolve_shape(p, scalars, overrides)
         if want is not None and min(want, default=0) >= 0:
             got = literal_shape(dist.values)
