@@ -82,6 +82,8 @@ class ScaffoldContext:
     two_d: bool
     x: str
     y: Optional[str]
+    #: how the launch passes the block size (`BLOCK_SIZE` or `BLOCK_SIZE=BLOCK_SIZE`)
+    block_argument: str = "BLOCK_SIZE"
 
 
 @dataclass(frozen=True)
@@ -107,13 +109,38 @@ class StarterContext(TemplateContext):
         return {**common, **self.language_extras}
 
 
-def scaffold_context(spec: Spec) -> Optional[ScaffoldContext]:
+def scaffold_context(spec: Spec, lang: Any) -> Optional[ScaffoldContext]:
+    """The scaffold as language `key` writes it (`scaffold.starters` may rename its stub, spell
+    its 1-D launch count as an expression, or pass BLOCK_SIZE by keyword)."""
     if spec.scaffold is None:
         return None
     grid = spec.scaffold.grid
     two_d = len(grid) == 2
+    variant = spec.scaffold.starters.get(lang.key)
+    kernel = (variant.kernel if variant else None) or spec.scaffold.kernel
+    x = grid[-1]
+    if variant is not None and variant.grid is not None:
+        x = shapes.spell(variant.grid)
+        if lang.starter_syntax == "c":
+            x = x.replace(" // ", " / ")  # sizes are non-negative: C's division floors them
+    block = (
+        "BLOCK_SIZE=BLOCK_SIZE" if variant is not None and variant.block_keyword else "BLOCK_SIZE"
+    )
     # x runs over the last (fastest) dimension, as in the public 2-D starters
-    return ScaffoldContext(spec.scaffold.kernel, two_d, grid[-1], grid[0] if two_d else None)
+    return ScaffoldContext(kernel, two_d, x, grid[0] if two_d else None, block)
+
+
+def _declarations(lang: Any, typed: Sequence[Any], exploded: bool) -> str:
+    """solve's parameters; a trailing comma keeps black's one-per-line form."""
+    text = ", ".join(lang.declaration(p) for p in typed)
+    return text + "," if exploded and typed else text
+
+
+def _kernel_parameters(spec: Spec, lang: Any, params: Sequence[Any], grid: List[str]) -> List[str]:
+    variant = spec.scaffold.starters.get(lang.key) if spec.scaffold else None
+    if variant is not None and variant.parameters is not None:
+        return list(variant.parameters)
+    return lang.kernel_parameter_names(params, grid)
 
 
 def render_starters(spec: Spec) -> Dict[str, str]:
@@ -124,11 +151,11 @@ def render_starters(spec: Spec) -> Dict[str, str]:
         typed = lang.starter_params(params)
         grid = spec.scaffold.grid if spec.scaffold else []
         context = StarterContext(
-            comment=lang.comment(params, easy),
-            declarations=", ".join(lang.declaration(p) for p in typed),
+            comment=lang.written_comment(lang.comment(params, easy)),
+            declarations=_declarations(lang, typed, lang.key in spec.exploded_solve),
             arguments=", ".join(p.name for p in typed),
-            scaffold=scaffold_context(spec),
-            kernel_parameters=", ".join(lang.kernel_parameter_names(params, grid)),
+            scaffold=scaffold_context(spec, lang),
+            kernel_parameters=", ".join(_kernel_parameters(spec, lang, params, grid)),
             helpers=textwrap.dedent(spec.starter_helpers.get(lang.key, "")).strip("\n"),
             language_extras=lang.extra_context(params),
         )

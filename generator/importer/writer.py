@@ -27,6 +27,7 @@ _GROUPS = [
     ["prefill"],
     ["scaffold"],
     ["starter_helpers"],
+    ["exploded_solve"],
     ["defaults"],
     ["functional"],
     ["performance"],

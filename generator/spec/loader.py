@@ -471,6 +471,56 @@ def _validate_scaffold(view: SignatureView) -> Iterable[Issue]:
             yield ("scaffold", "grid", j), f"{name!r} is not a size parameter (int32 or size_t)", ""
     if spec.difficulty != "easy":
         yield ("scaffold",), "only easy challenges have a scaffold; medium/hard start empty", ""
+    yield from _validate_starter_scaffolds(view)
+
+
+def _validate_starter_scaffolds(view: SignatureView) -> Iterable[Issue]:
+    """`scaffold.starters`: a scaffolded language, identifiers, one name per solve parameter, a
+    1-D grid expression of the sizes."""
+    from generator.languages import BY_KEY
+
+    spec = view.spec
+    sizes = {p.name: 1 for p in spec.signature if not p.is_tensor and _is_size(p)}
+    for key, variant in spec.scaffold.starters.items():
+        where = ("scaffold", "starters", key)
+        lang = BY_KEY.get(key)
+        if lang is None or not lang.scaffolded:
+            scaffolded = ", ".join(k for k, v in BY_KEY.items() if v.scaffolded)
+            yield where, f"{key!r} is not a scaffolded language", f"use one of {scaffolded}"
+            continue
+        if variant.kernel is not None and not IDENT_RE.match(variant.kernel):
+            yield where + ("kernel",), "kernel name must be an identifier", ""
+        if variant.parameters is not None:
+            if len(variant.parameters) != len(spec.signature):
+                yield (
+                    where + ("parameters",),
+                    f"{len(variant.parameters)} name(s) for {len(spec.signature)} solve "
+                    "parameters",
+                    "name every parameter, in solve order",
+                )
+            for j, name in enumerate(variant.parameters):
+                if not IDENT_RE.match(name):
+                    yield where + ("parameters", j), f"{name!r} is not an identifier", ""
+        if variant.grid is not None:
+            if len(spec.scaffold.grid) != 1:
+                yield where + ("grid",), "a grid expression is for 1-D scaffolds", ""
+            try:
+                expr = shapes.parse(variant.grid)
+                missing = [n for n in shapes.names(expr) if n not in sizes]
+                if missing:
+                    yield where + ("grid",), f"{missing[0]!r} is not a size parameter", ""
+            except shapes.ShapeError as exc:
+                yield where + ("grid",), str(exc), ""
+
+
+def _validate_exploded_solve(view: SignatureView) -> Iterable[Issue]:
+    from generator.languages import BY_KEY
+
+    for j, key in enumerate(view.spec.exploded_solve):
+        lang = BY_KEY.get(key)
+        if lang is None or lang.starter_syntax != "python":
+            python = ", ".join(k for k, v in BY_KEY.items() if v.starter_syntax == "python")
+            yield ("exploded_solve", j), f"{key!r} is not a Python starter", f"use {python}"
 
 
 def _validate_helpers(view: SignatureView) -> Iterable[Issue]:
@@ -545,6 +595,7 @@ SECTION_VALIDATORS: Tuple[Callable[[SignatureView], Iterable[Issue]], ...] = (
     _validate_oracle,
     _validate_accuracy_floor,
     _validate_scaffold,
+    _validate_exploded_solve,
     _validate_helpers,
     _validate_case_forms,
 )

@@ -319,11 +319,22 @@ class AccuracyFloor(Strict):
     min_elements: int = Field(default=64, ge=1)  # smaller cases are shown, not enforced
 
 
+class StarterScaffold(Strict):
+    """How one language's easy scaffold departs from chgen's form (as public starters do)."""
+
+    kernel: Optional[str] = None  # the stub's name in this starter
+    parameters: Optional[List[str]] = None  # the stub's parameter names, in solve order
+    grid: Optional[str] = None  # the 1-D launch's element count, an expression of the sizes
+    block_keyword: bool = False  # the launch passes `BLOCK_SIZE=BLOCK_SIZE`
+
+
 class Scaffold(Strict):
     """Easy challenges: the kernel stub and launch code in CUDA, Mojo and Triton."""
 
     kernel: str
     grid: List[str] = Field(min_length=1, max_length=2)  # size params: [N] or [rows, cols]
+    #: per language key: where that starter's scaffold departs from the form above
+    starters: Dict[str, StarterScaffold] = Field(default_factory=dict)
 
 
 class Spec(Strict):
@@ -357,6 +368,8 @@ class Spec(Strict):
     reference_helpers: Optional[str] = None
     #: per language key: code shipped in that starter after its imports (device functions, ...)
     starter_helpers: Dict[str, str] = Field(default_factory=dict)
+    #: language keys whose solve lists one parameter per line (black's magic trailing comma)
+    exploded_solve: List[str] = Field(default_factory=list)
 
     @model_validator(mode="before")
     @classmethod
