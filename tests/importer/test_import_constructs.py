@@ -124,3 +124,105 @@ def test_inf_is_float_data_only_and_an_expression_only_size_may_be_zero():
             "301_inf_in_data.yaml",
         )
     assert any("size 'N' must be at least 1" in e.render() for e in info.value.errors)
+
+
+# ------------------------------------------------------------------- starter layout options
+
+GOLDEN_EASY = Path(__file__).parent.parent / "golden" / "specs" / "1_vector_add.yaml"
+SCAFFOLD = "scaffold: {kernel: vector_add, grid: [N]}"
+
+
+def _starters(replacement: str) -> dict:
+    from generator.render import render_starters
+
+    text = GOLDEN_EASY.read_text().replace(SCAFFOLD, replacement)
+    return render_starters(load_spec_text(text, "1_vector_add.yaml").spec)
+
+
+def test_a_starter_scaffold_variant_and_an_exploded_solve_render_as_written():
+    variant = (
+        "scaffold:\n  kernel: vector_add\n  grid: [N]\n  starters:\n"
+        "    triton: {kernel: add, parameters: [a_ptr, b_ptr, c_ptr, N], grid: N // 2, "
+        "block_keyword: true}\n"
+        "exploded_solve: [jax]"
+    )
+    files = _starters(variant)
+    triton = files["starter/starter.triton.py"]
+    assert "def add(a_ptr, b_ptr, c_ptr, N, BLOCK_SIZE: tl.constexpr):" in triton
+    assert "grid = (triton.cdiv(N // 2, BLOCK_SIZE),)" in triton
+    assert "add[grid](A, B, C, N, BLOCK_SIZE=BLOCK_SIZE)" in triton
+    assert (
+        "def solve(\n    A: jax.Array,\n    B: jax.Array,\n    N: int,\n)"
+        in files["starter/starter.jax.py"]
+    )
+    # the other languages keep chgen's form
+    assert "vector_add<<<blocksPerGrid" in files["starter/starter.cu"]
+    default = _starters(SCAFFOLD)
+    assert files["starter/starter.pytorch.py"] == default["starter/starter.pytorch.py"]
+
+
+@pytest.mark.parametrize(
+    "variant, message",
+    [
+        ("{cuda: {parameters: [a, b]}}", "2 name(s) for 4 solve parameters"),
+        ("{jax: {kernel: k}}", "'jax' is not a scaffolded language"),
+        ("{triton: {grid: M // 2}}", "'M' is not a size parameter"),
+    ],
+)
+def test_a_starter_scaffold_variant_is_checked_with_its_position(variant: str, message: str):
+    text = GOLDEN_EASY.read_text().replace(
+        SCAFFOLD, "scaffold:\n  kernel: vector_add\n  grid: [N]\n  starters: " + variant
+    )
+    with pytest.raises(SpecErrors) as info:
+        load_spec_text(text, "1_vector_add.yaml")
+    (error,) = [e.render() for e in info.value.errors]
+    assert error.startswith("1_vector_add.yaml:51:") and message in error
+
+
+def test_the_import_reads_the_variant_and_the_exploded_solve_from_starters():
+    from generator.importer.starters import exploded_solve, python_scaffold
+
+    triton = (
+        "import triton\n\n\n@triton.jit\ndef add(a_ptr, b_ptr, N, BLOCK_SIZE: tl.constexpr):\n"
+        "    pass\n\n\n# a, b are tensors on the GPU\ndef solve(a, b, N: int):\n"
+        "    BLOCK_SIZE = 256\n    grid = (triton.cdiv(N // 2, BLOCK_SIZE),)\n"
+        "    add[grid](a, b, N, BLOCK_SIZE=BLOCK_SIZE)\n"
+    )
+    found = python_scaffold(triton, "add_kernel", ["a", "b", "n_elements"], ["N"], ["N"])
+    assert found == {
+        "kernel": "add",
+        "parameters": ["a_ptr", "b_ptr", "N"],
+        "grid": "N // 2",
+        "block_keyword": True,
+    }
+    local = triton.replace("N // 2", "half")
+    assert python_scaffold(local, "add_kernel", ["a", "b", "n_elements"], ["N"], ["N"]) is None
+    exploded = "def solve(\n    a: jax.Array,\n    N: int,\n) -> jax.Array:\n    pass\n"
+    assert exploded_solve(exploded)
+    assert not exploded_solve("def solve(a: jax.Array, N: int) -> jax.Array:\n    pass\n")
+
+
+def test_a_long_python_comment_wraps_before_are_and_check_reads_it_joined():
+    from generator.languages import BY_KEY
+
+    pytorch, cuda = BY_KEY["pytorch"], BY_KEY["cuda"]
+    long = "# " + ", ".join(f"tensor_number_{i}" for i in range(5)) + " are tensors on the GPU"
+    assert len(long) > 100
+    head, tail = pytorch.written_comment(long).split("\n")
+    assert tail == "# are tensors on the GPU" and len(head) <= 100
+    assert (
+        pytorch.written_comment("# a, b are tensors on the GPU") == "# a, b are tensors on the GPU"
+    )
+    assert cuda.written_comment("//" + long[1:]) == "//" + long[1:]
+
+
+def test_an_old_mojo_helper_shifts_by_a_count_of_the_shifted_type():
+    from generator.languages import BY_KEY
+
+    old = (
+        "def mix(x: UInt32) -> UInt32:\n    alias K: UInt32 = 3\n"
+        "    return (x >> (K * 8)) ^ (x << UInt32(2))\n"
+    )
+    new = BY_KEY["mojo"].current_helper(old)
+    assert "comptime K: UInt32 = 3" in new
+    assert "(x >> UInt32(K * 8)) ^ (x << UInt32(2))" in new
