@@ -290,7 +290,9 @@ def _helpers(read: Any, reference: ast.FunctionDef, lines: List[str]) -> Tuple[L
     module_functions = {
         node.name: node for node in read.module.body if isinstance(node, ast.FunctionDef)
     }
-    constants = _module_constants(read)
+    # a constant named as a parameter is shadowed by it wherever the parameter is in reach
+    parameters = {a.arg for a in reference.args.args}
+    constants = {n: c for n, c in _module_constants(read).items() if n not in parameters}
     own = {n for n in read.methods if n not in METHODS and n != "reference_impl_jax"}
     reached: Dict[str, ast.stmt] = {}
     todo: List[ast.AST] = [reference]
