@@ -1,6 +1,6 @@
 """The whole public challenge set through `chgen import` and `chgen generate`, against itself.
 
-    python benchmarks/public_set.py TREE [--jobs 2] [--timeout 120] [--no-mojo]
+    python benchmarks/public_set.py TREE [--jobs 2] [--timeout 120] [--no-mojo] [--constructs]
 
 TREE is a folder holding challenges/ (a clone of the public LeetGPU set). The pipeline, as a user
 runs it: `chgen import TREE --out SPECS --report` (timed) -> `chgen generate` of those specs into a
@@ -8,6 +8,10 @@ temporary tree with an empty cache (timed; a spec it refuses is dropped and the 
 again) -> `chgen check TREE` (which public starters and pages pass the starter and HTML rules) ->
 file by file comparison of the regenerated tree with the public one -> every regenerated Mojo
 starter built with Mojo (the judge's build command, two at a time, no warnings allowed).
+
+With --constructs it also counts, over the imported specs, challenge.py equivalent strictly and up
+to the cases the import reports as approximated, challenge.py byte-identical, and the cases that
+carry a seed, an output start (prefill) or descriptors (printed, and in the results' "constructs").
 
 Writes benchmarks/results/public-set-<date>.json and .md: counts, reasons, challenge names and rule
 codes only, never any content of the public set (its licence allows no copies). The load average is
@@ -226,6 +230,55 @@ def public_totals(tree: Path, findings: dict) -> dict:
             "starters": len(directories) * len(STARTERS), "pages_passing_rules": pages}  # fmt: skip
 
 
+CONSTRUCT_COUNTS = [
+    "imported",
+    "refused",
+    "challenge.py equivalent (strictly)",
+    "challenge.py equivalent (up to approximated cases)",
+    "challenge.py byte-identical",
+    "specs with a spec-wide prefill",
+    "cases with seed",
+    "cases with prefill",
+    "cases with descriptors",
+]
+
+
+def constructs(report: dict, specs: Path) -> Dict[str, List[str]]:
+    """Challenge labels behind each construct count (a label once per case that carries it)."""
+    import yaml
+
+    names: Dict[str, List[str]] = {key: [] for key in CONSTRUCT_COUNTS}
+    for entry in report["results"]:
+        label = entry["challenge"]
+        if entry["status"] != "imported":
+            names["refused"].append(label)
+            continue
+        names["imported"].append(label)
+        if not entry.get("not_equivalent_strictly"):
+            names["challenge.py equivalent (strictly)"].append(label)
+        if not entry["not_equivalent"]:
+            names["challenge.py equivalent (up to approximated cases)"].append(label)
+        if entry["identical"].get("challenge.py"):
+            names["challenge.py byte-identical"].append(label)
+        path = specs / entry["spec"]
+        if not path.is_file():  # set aside by generate
+            path = specs.parent / "refused-by-generate" / entry["spec"]
+        spec = yaml.safe_load(path.read_text())
+        if "prefill" in spec:
+            names["specs with a spec-wide prefill"].append(label)
+        for case in spec["functional"] + [spec["performance"]]:
+            for key in ("seed", "prefill", "descriptors"):
+                if key in case:
+                    names[f"cases with {key}"].append(label)
+    return names
+
+
+def print_constructs(names: Dict[str, List[str]], challenges: int) -> None:
+    print(f"{'challenges':<52} {challenges:>4}")
+    for key, labels in names.items():
+        print(f"{key:<52} {len(labels):>4}")
+
+
 # ---------------------------------------------------------------------------------- results
 
 
@@ -338,6 +391,11 @@ def main() -> None:
     parser.add_argument("--no-mojo", action="store_true", help="skip the Mojo builds")
     parser.add_argument("--results", type=Path, default=ROOT / "benchmarks" / "results")
     parser.add_argument("--keep", type=Path, help="work in this (empty) folder and keep it")
+    parser.add_argument(
+        "--constructs",
+        action="store_true",
+        help="also count equivalence, byte-identical challenge.py and the case constructs used",
+    )
     args = parser.parse_args()
     tree = args.tree.resolve()
     with tempfile.TemporaryDirectory(prefix="chgen-public-set-") as tmp:
@@ -360,6 +418,7 @@ def main() -> None:
         mojo = {"tried": 0, "built": 0, "failures": []}
         if not args.no_mojo:
             mojo = build_mojo(work, imported, generated)
+        construct_names = constructs(report, work / "specs") if args.constructs else None
     reasons = list(report["reasons"])
     for name, why in sorted(generate_refused.items()):
         label = next(r["challenge"] for r in imported if r["spec"] == f"{name}.yaml")
@@ -388,6 +447,8 @@ def main() -> None:
         "comparison": comparison,
         "mojo": mojo,
     }
+    if construct_names is not None:
+        data["constructs"] = {key: len(labels) for key, labels in construct_names.items()}
     rows = summary(data)
     data["summary"] = [{"measure": m, "figure": f, "goal": g, "met": ok} for m, f, g, ok in rows]
     args.results.mkdir(parents=True, exist_ok=True)
@@ -395,6 +456,8 @@ def main() -> None:
     stem.with_suffix(".json").write_text(json.dumps(data, indent=2) + "\n")
     stem.with_suffix(".md").write_text(markdown(data, rows))
     print_table(rows)
+    if construct_names is not None:
+        print_constructs(construct_names, report["challenges"])
     print(f"wrote {stem}.json and .md")
 
 

@@ -80,53 +80,73 @@ def verify_example(loaded: LoadedSpec) -> None:
         raise SpecErrors(errors)
 
 
-def verify_one_example(loaded: LoadedSpec, index: int) -> None:
+def _example_values(spec: Any, ex: Any, wide: bool) -> Dict[str, Any]:
+    """The solve arguments of one example: tensors in float64/int64 when `wide`, else in the
+    signature's own dtypes; outputs start as the spec's prefill says."""
     import torch
 
-    spec = loaded.spec
-    ex = spec.examples[index]
-    label = loaded.example_label(index)
-    prefix = f"{label}: " if len(spec.examples) > 1 else ""
     values: Dict[str, Any] = {}
     for p in spec.signature:
         if not p.is_tensor:
             values[p.name] = ex.scalars[p.name]
             continue
         row = lookup(p.dtype)
-        dtype = torch.float64 if row.kind == "float" else torch.int64
+        if wide:
+            dtype = torch.float64 if row.kind == "float" else torch.int64
+        else:
+            dtype = getattr(torch, row.torch)
         if p.direction == "out":
             shape = list(resolve_shape(p, ex.scalars, ex.shapes))
             values[p.name] = torch.full(shape, start_value(spec.prefill, row.kind), dtype=dtype)
         else:
             values[p.name] = torch.tensor(ex.inputs[p.name], dtype=dtype)
-    namespace: Dict[str, Any] = {"torch": torch, "math": __import__("math")}
+    return values
+
+
+def verify_one_example(loaded: LoadedSpec, index: int) -> None:
+    """The reference runs in float64; one that cannot (it makes float32 tensors of its own and
+    mixes them with its inputs) runs in the signature's dtypes instead."""
+    import torch
+
+    spec = loaded.spec
+    ex = spec.examples[index]
+    label = loaded.example_label(index)
+    prefix = f"{label}: " if len(spec.examples) > 1 else ""
+    names = [p.name for p in spec.signature]
+    precision = "float64"
     try:
-        reference = reference_function(
-            spec.reference, spec.reference_helpers, [p.name for p in spec.signature], namespace
-        )
-        reference(**values)
-    except Exception as exc:  # the author's code failed: say where, without a traceback
-        raise SpecErrors(
-            [
-                SpecError(
-                    loaded.position("reference"),
-                    f"the reference failed on {label}'s inputs: {type(exc).__name__}: {exc}",
-                    "fix the reference or the example",
-                )
-            ]
-        ) from None
+        values = _example_values(spec, ex, wide=True)
+        namespace: Dict[str, Any] = {"torch": torch, "math": __import__("math")}
+        reference_function(spec.reference, spec.reference_helpers, names, namespace)(**values)
+    except Exception as wide_exc:
+        try:
+            values = _example_values(spec, ex, wide=False)
+            namespace = {"torch": torch, "math": __import__("math")}
+            reference_function(spec.reference, spec.reference_helpers, names, namespace)(**values)
+            precision = "the signature's dtypes"
+        except Exception:  # the author's code failed: say where, without a traceback
+            raise SpecErrors(
+                [
+                    SpecError(
+                        loaded.position("reference"),
+                        f"the reference failed on {label}'s inputs: "
+                        f"{type(wide_exc).__name__}: {wide_exc}",
+                        "fix the reference or the example",
+                    )
+                ]
+            ) from None
     errors = []
     for name, expected in ex.outputs.items():
         got = values[name].to(torch.float64)
         want = torch.tensor(expected, dtype=torch.float64)
-        bad = ~torch.isclose(got, want, atol=spec.atol, rtol=spec.rtol)
+        bad = ~torch.isclose(got, want, atol=spec.atol, rtol=spec.rtol, equal_nan=True)
         if bad.any():
             at = tuple(int(i) for i in bad.nonzero()[0])
             errors.append(
                 SpecError(
                     loaded.example_position(index, "outputs", name),
                     f"{prefix}expected {name}{list(at)} = {want[at].item():g}, but the "
-                    f"reference computes {got[at].item():.6g} (float64, atol={spec.atol:g}, "
+                    f"reference computes {got[at].item():.6g} ({precision}, atol={spec.atol:g}, "
                     f"rtol={spec.rtol:g})",
                     "fix the hand-written value or the reference",
                 )

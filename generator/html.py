@@ -26,7 +26,7 @@ def format_number(value: Any) -> str:
     if isinstance(value, int):
         return str(value)
     if not math.isfinite(value):
-        raise ValueError(f"cannot show {value!r} in an example")
+        return repr(float(value))  # inf, -inf, nan
     if value == int(value) and abs(value) < 1e15:
         return f"{value:.1f}"
     text = repr(float(value))

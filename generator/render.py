@@ -9,9 +9,9 @@ for one challenge directory; `render_core` the shared base class. Nothing is wri
 
 from __future__ import annotations
 
-import math
-
+import ast
 import functools
+import math
 import textwrap
 from dataclasses import dataclass, field, fields
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
@@ -35,6 +35,7 @@ from generator.spec.model import (
     Prefill,
     Spec,
     helper_functions,
+    helper_preamble,
     is_method,
 )
 
@@ -82,6 +83,8 @@ class ScaffoldContext:
     two_d: bool
     x: str
     y: Optional[str]
+    #: how the launch passes the block size (`BLOCK_SIZE` or `BLOCK_SIZE=BLOCK_SIZE`)
+    block_argument: str = "BLOCK_SIZE"
 
 
 @dataclass(frozen=True)
@@ -110,13 +113,38 @@ class StarterContext(TemplateContext):
         return {**common, **self.language_extras}
 
 
-def scaffold_context(spec: Spec) -> Optional[ScaffoldContext]:
+def scaffold_context(spec: Spec, lang: Any) -> Optional[ScaffoldContext]:
+    """The scaffold as language `key` writes it (`scaffold.starters` may rename its stub, spell
+    its 1-D launch count as an expression, or pass BLOCK_SIZE by keyword)."""
     if spec.scaffold is None:
         return None
     grid = spec.scaffold.grid
     two_d = len(grid) == 2
+    variant = spec.scaffold.starters.get(lang.key)
+    kernel = (variant.kernel if variant else None) or spec.scaffold.kernel
+    x = grid[-1]
+    if variant is not None and variant.grid is not None:
+        x = shapes.spell(variant.grid)
+        if lang.starter_syntax == "c":
+            x = x.replace(" // ", " / ")  # sizes are non-negative: C's division floors them
+    block = (
+        "BLOCK_SIZE=BLOCK_SIZE" if variant is not None and variant.block_keyword else "BLOCK_SIZE"
+    )
     # x runs over the last (fastest) dimension, as in the public 2-D starters
-    return ScaffoldContext(spec.scaffold.kernel, two_d, grid[-1], grid[0] if two_d else None)
+    return ScaffoldContext(kernel, two_d, x, grid[0] if two_d else None, block)
+
+
+def _declarations(lang: Any, typed: Sequence[Any], exploded: bool) -> str:
+    """solve's parameters; a trailing comma keeps black's one-per-line form."""
+    text = ", ".join(lang.declaration(p) for p in typed)
+    return text + "," if exploded and typed else text
+
+
+def _kernel_parameters(spec: Spec, lang: Any, params: Sequence[Any], grid: List[str]) -> List[str]:
+    variant = spec.scaffold.starters.get(lang.key) if spec.scaffold else None
+    if variant is not None and variant.parameters is not None:
+        return list(variant.parameters)
+    return lang.kernel_parameter_names(params, grid)
 
 
 def names_text(names: Sequence[str]) -> str:
@@ -159,11 +187,11 @@ def render_starters(spec: Spec) -> Dict[str, str]:
         typed = lang.starter_params(params)
         grid = spec.scaffold.grid if spec.scaffold else []
         context = StarterContext(
-            comment=lang.comment(params, easy),
-            declarations=", ".join(lang.declaration(p) for p in typed),
+            comment=lang.written_comment(lang.comment(params, easy)),
+            declarations=_declarations(lang, typed, lang.key in spec.exploded_solve),
             arguments=", ".join(p.name for p in typed),
-            scaffold=scaffold_context(spec),
-            kernel_parameters=", ".join(lang.kernel_parameter_names(params, grid)),
+            scaffold=scaffold_context(spec, lang),
+            kernel_parameters=", ".join(_kernel_parameters(spec, lang, params, grid)),
             helpers=textwrap.dedent(spec.starter_helpers.get(lang.key, "")).strip("\n"),
             docstring=rank_docstring(spec, lang),
             language_extras=lang.extra_context(params),
@@ -205,7 +233,7 @@ def nested_literal(value: Any, dtype_kind: str) -> str:
         return "[" + ", ".join(nested_literal(v, dtype_kind) for v in value) + "]"
     if dtype_kind == "int":
         return str(int(value))
-    return repr(float(value))
+    return py_number(float(value))
 
 
 def tensor_kwargs(param: Param) -> str:
@@ -471,6 +499,9 @@ class ChallengePyContext(TemplateContext):
     performance: CaseCode
     #: what challenge.py imports from the base module: ChallengeBase and the descriptors used
     base_imports: str
+    #: the reference helpers' imports and module constants, their source lines
+    helper_imports: List[str]
+    helper_constants: List[str]
     #: reference helpers, each its source lines: module functions and methods of Challenge
     helper_functions: List[List[str]]
     helper_methods: List[List[str]]
@@ -499,6 +530,23 @@ def helper_sources(code: Optional[str]) -> Tuple[List[List[str]], List[List[str]
     return functions, methods
 
 
+def helper_preamble_lines(code: Optional[str]) -> Tuple[List[str], List[str]]:
+    """The reference helpers' import lines and constant lines (the comments right above each
+    constant kept), placed at module level after challenge.py's own imports."""
+    if code is None:
+        return [], []
+    lines = textwrap.dedent(code).strip("\n").splitlines()
+    imports: List[str] = []
+    constants: List[str] = []
+    for node in helper_preamble("\n".join(lines)):
+        start = node.lineno - 1
+        while start > 0 and lines[start - 1].lstrip().startswith("#"):
+            start -= 1
+        chosen = constants if isinstance(node, ast.Assign) else imports
+        chosen.extend(lines[start : node.end_lineno])
+    return imports, constants
+
+
 def prefill_doc(prefill: Optional[Prefill]) -> str:
     if prefill is None or prefill == "empty":
         return ""
@@ -511,6 +559,7 @@ def challenge_py_context(spec: Spec) -> ChallengePyContext:
     make_params = [p for p in spec.signature if p.direction != "out"]
     make_doc = prefill_doc(spec.prefill)
     helper_functions_, helper_methods = helper_sources(spec.reference_helpers)
+    helper_imports, helper_constants = helper_preamble_lines(spec.reference_helpers)
     perf = spec.performance
     perf_dists = {**spec.defaults.inputs, **perf.inputs}
     return ChallengePyContext(
@@ -535,6 +584,8 @@ def challenge_py_context(spec: Spec) -> ChallengePyContext:
         cases=[functional_code(spec, case) for case in spec.functional],
         performance=case_code(spec, perf.scalars, perf_dists, perf),
         base_imports=", ".join(["ChallengeBase"] + descriptor_used(spec)),
+        helper_imports=helper_imports,
+        helper_constants=helper_constants,
         helper_functions=helper_functions_,
         helper_methods=helper_methods,
         rank_layout=rank_layout_literal(spec),

@@ -206,16 +206,23 @@ GOLDEN_SPECS = Path(__file__).parent / "golden" / "specs"
         (
             "201_mix_rounds.yaml",
             "reference_helpers: |\n",
-            "reference_helpers: |\n  SCALE = 3\n",
+            "reference_helpers: |\n  print(3)\n",
             "reference_helpers: |",
-            "function definitions only",
+            "is not a def, an import or a constant",
+        ),
+        (
+            "201_mix_rounds.yaml",
+            "reference_helpers: |\n",
+            "reference_helpers: |\n  import os\n",
+            "reference_helpers: |",
+            "helpers may import math and torch modules only",
         ),
         (
             "201_mix_rounds.yaml",
             "  def _mix_rounds(self,",
             "  def reference_impl(self,",
             "reference_helpers: |",
-            "would replace a method chgen writes",
+            "would replace a name chgen writes",
         ),
         (
             "201_mix_rounds.yaml",

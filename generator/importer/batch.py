@@ -147,6 +147,8 @@ def _imported_entry(outcome: Outcome) -> Dict[str, Any]:
         "seconds": round(outcome.seconds, 2),
         "identical": result.identical,
         "not_equivalent": result.equivalence.problems(result.report.approximated),
+        # without the excuse of the cases the import reports as approximated
+        "not_equivalent_strictly": len(result.equivalence.problems()),
         "notes": len(result.report.lines()),
     }
 

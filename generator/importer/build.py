@@ -42,7 +42,7 @@ from generator.importer.trace import (
     run_cases,
 )
 from generator.importer.writer import dump_spec
-from generator.languages import LANGUAGES
+from generator.languages import LANGUAGES, SigParam
 from generator.naming import DIFFICULTIES, SLUG_RE, URL_NAME_RE
 from generator.render import CORE_BASE, assertions, render_challenge, render_core
 from generator.resources import template_dir
@@ -497,7 +497,7 @@ def _reference_outputs(
 def _shown(value: float, atol: float, rtol: float) -> float:
     """The shortest decimal within half the tolerance (what a page would show)."""
     limit = (atol + rtol * abs(value)) / 2
-    if limit > 0:
+    if limit > 0 and math.isfinite(value):
         for digits in range(0, 10):
             rounded = round(value, digits)
             if abs(rounded - value) <= limit:
@@ -524,8 +524,8 @@ def _example_outputs(
             continue
         ref = computed[p.name]
         kind = lookup(p.dtype).kind
-        if kind == "float" and not bool(torch.isfinite(ref).all()):
-            raise ImportFailure(f"the reference writes non-finite {p.name} on the example")
+        if kind == "float" and bool(torch.isnan(ref).any()):
+            raise ImportFailure(f"the reference writes NaN into {p.name} on the example")
         shown = shown_outputs.get(p.name)
         chosen = None
         if shown is not None:
@@ -630,6 +630,7 @@ def import_challenge(directory: Path, seed: int = 0, inline_svg: bool = False) -
     _check_performance_bullet(read.params, perf_case, page, report)
     starter_texts = starters.read_starters(directory / "starter", STARTERS)
     scaffold = _scaffold(difficulty, slug, starter_texts, read.sizes, report)
+    _starter_scaffolds(scaffold, starter_texts, read.params, report)
     starter_helpers = _starter_helpers(starter_texts, scaffold, report)
     requirements = page.requirements
     if not requirements:
@@ -673,6 +674,7 @@ def import_challenge(directory: Path, seed: int = 0, inline_svg: bool = False) -
         "prefill": None if found.prefill == "empty" else found.prefill,
         "scaffold": scaffold,
         "starter_helpers": starter_helpers or None,
+        "exploded_solve": _exploded_solve(starter_texts, report) or None,
         "defaults": defaults or None,
         "functional": [
             _case_entry(c, defaults, read.sizes, read.params, found.prefill) for c in cases
@@ -940,13 +942,55 @@ def _scaffold(
     return scaffold
 
 
+def _starter_scaffolds(
+    scaffold: Optional[Dict[str, Any]],
+    texts: Dict[str, Optional[str]],
+    params: List[ParamInfo],
+    report: Report,
+) -> None:
+    """`scaffold.starters`: where a Python easy starter's stub and launch depart from chgen's."""
+    if scaffold is None:
+        return
+    sig = [SigParam.make(p.name, p.dtype, p.direction, p.is_tensor) for p in params]
+    found = {}
+    for lang in LANGUAGES:
+        if not lang.scaffolded or lang.starter_syntax != "python":
+            continue
+        default = lang.kernel_parameter_names(sig, scaffold["grid"])
+        variant = starters.python_scaffold(
+            texts.get(lang.starter_name),
+            scaffold["kernel"],
+            default,
+            scaffold["grid"],
+            [p.name for p in params if not p.is_tensor and lookup(p.dtype).is_size],
+        )
+        if variant:
+            found[lang.key] = variant
+    if found:
+        scaffold["starters"] = found
+        report.note(f"scaffold.starters: the {', '.join(found)} stub and launch as written")
+
+
+def _exploded_solve(texts: Dict[str, Optional[str]], report: Report) -> List[str]:
+    found = [
+        lang.key
+        for lang in LANGUAGES
+        if lang.starter_syntax == "python" and starters.exploded_solve(texts.get(lang.starter_name))
+    ]
+    if found:
+        report.note(f"exploded_solve: solve lists one parameter per line in {', '.join(found)}")
+    return found
+
+
 def _starter_helpers(
     texts: Dict[str, Optional[str]], scaffold: Optional[Dict[str, Any]], report: Report
 ) -> Dict[str, str]:
     """Code the starters ship besides solve and the kernel stub, per language key."""
-    kernel = scaffold["kernel"] if scaffold else None
     found = {}
     for lang in LANGUAGES:
+        kernel = scaffold["kernel"] if scaffold else None
+        variant = scaffold.get("starters", {}).get(lang.key, {}) if scaffold else {}
+        kernel = variant.get("kernel", kernel)
         code = starters.helpers(texts.get(lang.starter_name), kernel)
         if code is not None:
             found[lang.key] = lang.current_helper(code)

@@ -256,10 +256,14 @@ def _dimension(
     for text in _candidates([s.name for s in sizes]):
         if fits(text):
             return text
+    found = _product_of_factors([s.name for s in sizes], values, dims)
+    if found is not None:
+        return found
     shown = f" (written {written})" if written else ""
     raise ImportFailure(
         f"dimension {j} of {name}{shown} is {sorted(set(dims))} across cases and equals no "
-        "expression of the sizes chgen tries, such as 2 * N (not representable)"
+        "expression of the sizes chgen tries, such as 2 * N, (H - K) // S + 1 or "
+        "(N + T - 1) // T (not representable)"
     )
 
 
@@ -280,6 +284,63 @@ def _candidates(names: List[str]) -> List[str]:
     return out
 
 
+def _factors(names: List[str]) -> List[str]:
+    """What one factor of a flattened output's size may be: a size, a sliding window's length
+    (`H - K + 1`, `(H - K) // S + 1`, `(H + 2 * P - K) // S + 1`) or a ceiling division
+    (`(N + T - 1) // T`), simplest first."""
+    out = list(names)
+    pairs = list(itertools.permutations(names, 2))
+    out += [f"{a} - {b} + 1" for a, b in pairs]
+    out += [f"({a} + {b} - 1) // {b}" for a, b in pairs]
+    out += [f"({a} - {b}) // {c} + 1" for a, b, c in itertools.permutations(names, 3)]
+    out += [
+        f"({a} + 2 * {pad} - {b}) // {c} + 1" for a, b, c, pad in itertools.permutations(names, 4)
+    ]
+    return out
+
+
+#: the most factors a dimension's product may have (N * C * H_out * W_out)
+MAX_FACTORS = 4
+
+
+def _product_of_factors(
+    names: List[str], values: List[Dict[str, int]], dims: List[int]
+) -> Optional[str]:
+    """The product of the fewest factors (see `_factors`, times a constant) equal to `dims` in
+    every case; each factor's values divide the dims, which keeps the search small."""
+    table: List[Tuple[str, Tuple[int, ...]]] = []
+    for text in _factors(names):
+        try:
+            expr = shape_exprs.parse(text)
+            got = tuple(shape_exprs.evaluate(expr, v) for v in values)
+        except shape_exprs.ShapeError:
+            continue
+        if all(g > 0 and d % g == 0 for g, d in zip(got, dims)):
+            table.append((text, got))
+    if not dims or min(dims) <= 0:
+        return None
+
+    def search(start: int, left: Tuple[int, ...], depth: int) -> Optional[List[str]]:
+        if len(set(left)) == 1 and depth < MAX_FACTORS + 1:
+            return [] if left[0] == 1 else [str(left[0])]
+        if depth == 0:
+            return None
+        for index in range(start, len(table)):
+            text, got = table[index]
+            if all(r % g == 0 for r, g in zip(left, got)) and any(g > 1 for g in got):
+                rest = search(index, tuple(r // g for r, g in zip(left, got)), depth - 1)
+                if rest is not None:
+                    return [text] + rest
+        return None
+
+    for limit in range(1, MAX_FACTORS + 1):
+        chosen = search(0, tuple(dims), limit)
+        if chosen:
+            factors = [shape_exprs.spelled(shape_exprs.parse(t), parent=2) for t in chosen]
+            return shape_exprs.spell(" * ".join(factors))
+    return None
+
+
 # --------------------------------------------------------------------------- distributions
 
 
@@ -296,7 +357,8 @@ def nested(value: Any, kind: str) -> Any:
 
 
 def literal(recipe_data: Any, tensor: torch.Tensor, kind: str) -> Optional[Any]:
-    """The literal as written (0.1, not 0.10000000149), if it has the tensor's shape."""
+    """The literal as written (0.1, not 0.10000000149), if it has the tensor's shape; a float
+    literal may hold inf and nan."""
     candidates = []
     if recipe_data is not None:
         candidates.append(recipe_data)
@@ -311,8 +373,8 @@ def literal(recipe_data: Any, tensor: torch.Tensor, kind: str) -> Optional[Any]:
             value = [value]
         if _shape_of(value) != tuple(tensor.shape):
             continue
-        if all(math.isfinite(v) for v in flat(value)):
-            return value
+        if kind == "float" or all(math.isfinite(v) for v in flat(value)):
+            return value  # inf and nan are float data (`.inf`, `.nan` in the spec)
     return None
 
 

@@ -262,27 +262,65 @@ def _named(node: ast.AST) -> Set[str]:
     return {sub.id for sub in ast.walk(node) if isinstance(sub, ast.Name)}
 
 
+def _module_constants(read: Any) -> Dict[str, ast.Assign]:
+    """Module-level `NAME = value` assignments (one name each), by name."""
+    found: Dict[str, ast.Assign] = {}
+    for node in read.module.body:
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+        ):
+            found[node.targets[0].id] = node
+    return found
+
+
+def _with_comments(lines: List[str], first: int, last: int) -> str:
+    """Source lines first..last (1-based), with the comment lines right above them."""
+    start = first - 1
+    while start > 0 and lines[start - 1].lstrip().startswith("#"):
+        start -= 1
+    return textwrap.dedent("\n".join(lines[start:last]))
+
+
 def _helpers(read: Any, reference: ast.FunctionDef, lines: List[str]) -> Tuple[List[str], str]:
     """What reference_impl reaches, transitively: methods of the class it calls on `self` (not
-    the five every challenge has) and module-level functions it names, in source order."""
+    the five every challenge has), module-level functions and constants it names, in source
+    order, after the imports (beyond torch) they need."""
     module_functions = {
         node.name: node for node in read.module.body if isinstance(node, ast.FunctionDef)
     }
+    # a constant named as a parameter is shadowed by it wherever the parameter is in reach
+    parameters = {a.arg for a in reference.args.args}
+    constants = {n: c for n, c in _module_constants(read).items() if n not in parameters}
     own = {n for n in read.methods if n not in METHODS and n != "reference_impl_jax"}
-    reached: Dict[str, ast.FunctionDef] = {}
-    todo = [reference]
+    reached: Dict[str, ast.stmt] = {}
+    todo: List[ast.AST] = [reference]
     while todo:
         node = todo.pop()
+        named = _named(node)
         wanted = {(n, read.methods[n]) for n in _called_on_self(node) if n in own}
-        wanted |= {(n, module_functions[n]) for n in _named(node) if n in module_functions}
+        wanted |= {(n, module_functions[n]) for n in named if n in module_functions}
+        wanted |= {(n, constants[n]) for n in named if n in constants and n not in own}
         for name, found in sorted(wanted, key=lambda item: item[1].lineno):
             if name not in reached:
                 reached[name] = found
                 todo.append(found)
-    chunks = []
-    for node in sorted(reached.values(), key=lambda n: n.lineno):
-        first = min([node.lineno] + [d.lineno for d in node.decorator_list])
-        chunks.append(textwrap.dedent("\n".join(lines[first - 1 : node.end_lineno])))
+    if not reached:
+        return [], ""
+    ordered = sorted(reached.values(), key=lambda n: n.lineno)
+    needed = set().union(*(_named(node) for node in ordered))
+    imports = [read.imports[n] for n in sorted(needed) if n in read.imports and n != "torch"]
+    values = [node for node in ordered if isinstance(node, ast.Assign)]
+    chunks = ["\n".join(imports)] if imports else []
+    if values:
+        chunks.append(
+            "\n".join(_with_comments(lines, node.lineno, node.end_lineno) for node in values)
+        )
+    for node in ordered:
+        if isinstance(node, ast.FunctionDef):
+            first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+            chunks.append(textwrap.dedent("\n".join(lines[first - 1 : node.end_lineno])))
     return list(reached), "\n\n".join(chunks)
 
 

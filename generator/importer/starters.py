@@ -7,9 +7,12 @@ one chgen renders, so that a difference is reported rather than silently replace
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
+
+from generator.spec import shapes as shape_exprs
 
 _KERNEL_RE = re.compile(r"__global__\s+void\s+(\w+)\s*\(")
 _GRID_1D_RE = re.compile(
@@ -116,3 +119,76 @@ def difference(name: str, original: Optional[str], generated: str) -> str:
     if len(old_lines) != len(new_lines):
         return f"{name} differs in length ({len(old_lines)} lines -> chgen {len(new_lines)})"
     return f"{name} differs in whitespace"
+
+
+def exploded_solve(text: Optional[str]) -> bool:
+    """A Python starter whose solve lists one parameter per line although black's wrapped form
+    (the parameters on one indented line) would fit: the magic trailing comma keeps it so."""
+    if text is None:
+        return False
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return False
+    solve = next(
+        (n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "solve"), None
+    )
+    if solve is None or not solve.args.args:
+        return False
+    lines = text.splitlines()
+    header = lines[solve.lineno - 1 : solve.body[0].lineno - 1]
+    one_per_line = len(header) >= len(solve.args.args) + 2 and all(
+        line.rstrip().endswith(",") for line in header[1 : 1 + len(solve.args.args)]
+    )
+    return one_per_line and 4 + len(ast.unparse(solve.args)) <= 100
+
+
+_LAUNCH_RE = re.compile(r"^    (\w+)\[grid\]\((.*)\)\s*$", re.M)
+_GRID_COUNT_RE = re.compile(r"^    grid = \(triton\.cdiv\((.+), BLOCK_SIZE\),\)\s*$", re.M)
+
+
+def python_scaffold(
+    text: Optional[str],
+    kernel: str,
+    default_parameters: List[str],
+    grid: List[str],
+    sizes: Sequence[str],
+) -> Optional[dict]:
+    """Where a Python (`@...jit` kernel stub) easy starter departs from chgen's scaffold: the
+    stub's name, its parameter names, a 1-D launch over an expression of the sizes, BLOCK_SIZE
+    passed by keyword. None when it matches, or has another form altogether."""
+    if text is None:
+        return None
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return None
+    launch = _LAUNCH_RE.search(text)
+    if launch is None:
+        return None
+    stub = next(
+        (n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == launch.group(1)),
+        None,
+    )
+    if stub is None:
+        return None
+    names = [a.arg for a in stub.args.args]
+    if not names or names[-1] != "BLOCK_SIZE" or len(names) - 1 != len(default_parameters):
+        return None
+    found: dict = {}
+    if stub.name != kernel:
+        found["kernel"] = stub.name
+    if names[:-1] != default_parameters:
+        found["parameters"] = names[:-1]
+    count = _GRID_COUNT_RE.search(text)
+    if len(grid) == 1 and count is not None and count.group(1) != grid[0]:
+        try:
+            expr = shape_exprs.parse(count.group(1))
+        except shape_exprs.ShapeError:
+            return None
+        if not set(shape_exprs.names(expr)) <= set(sizes):
+            return None  # a launch over locals of its own: not a form the spec can write
+        found["grid"] = shape_exprs.spelled(expr)
+    if launch.group(2).rstrip().endswith("BLOCK_SIZE=BLOCK_SIZE"):
+        found["block_keyword"] = True
+    return found or None

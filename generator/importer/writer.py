@@ -27,6 +27,7 @@ _GROUPS = [
     ["prefill"],
     ["scaffold"],
     ["starter_helpers"],
+    ["exploded_solve"],
     ["defaults"],
     ["functional"],
     ["performance"],
@@ -43,8 +44,10 @@ def number(value: Any) -> str:
         return "true" if value else "false"
     if isinstance(value, int):
         return str(value)
-    if not math.isfinite(value):
-        raise WriteError(f"{value!r} cannot be written to a spec")
+    if math.isnan(value):
+        return ".nan"
+    if math.isinf(value):
+        return ".inf" if value > 0 else "-.inf"
     text = repr(float(value))
     mantissa, _, exponent = text.partition("e")
     if exponent and "." not in mantissa:

@@ -41,6 +41,10 @@ class StarterParam:
     annotation: str  # the full declaration for C-like languages, the annotation for the others
 
 
+#: a Python starter's comment longer than this puts "are ..." on a line of its own
+COMMENT_WIDTH = 100
+
+
 class Language:
     """Base class: subclasses set the class attributes and override the spellings."""
 
@@ -176,6 +180,16 @@ class Language:
         if easy:
             text += self.easy_suffix[0 if len(names) == 1 else 1]
         return f"{self.comment_prefix} {text}"
+
+    def written_comment(self, comment: str) -> str:
+        """The comment as the starter writes it: a Python starter's comment past flake8's limit
+        puts "are ..." on a line of its own (as the public starters wrap it); `chgen check` reads
+        the lines of a comment block joined."""
+        head, _, predicate = comment.rpartition(" are ")
+        if self.starter_syntax == "python" and len(comment) > COMMENT_WIDTH and head:
+            if len(head) <= COMMENT_WIDTH:
+                return f"{head}\n{self.comment_prefix} are {predicate}"
+        return comment
 
     def declaration(self, p: StarterParam) -> str:
         """One parameter of solve as the starter declares it."""

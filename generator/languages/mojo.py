@@ -51,8 +51,21 @@ class Mojo(Language):
         return p.dtype.mojo
 
     def current_helper(self, code: str) -> str:
-        """`alias NAME = ...` is `comptime NAME = ...` in Mojo 1.2 (mblack no longer parses it)."""
-        return re.sub(r"^(\s*)alias\s", r"\1comptime ", code, flags=re.M)
+        """Helper code of an older Mojo in 1.2's terms: `alias NAME = ...` is `comptime NAME =
+        ...` (mblack no longer parses alias), and a shift takes its count in the shifted value's
+        own type (`x >> (i * 8)` with `x: UInt32` is `x >> UInt32(i * 8)`: 1.2 converts no Int
+        to UInt32 implicitly)."""
+        code = re.sub(r"^(\s*)alias\s", r"\1comptime ", code, flags=re.M)
+        typed = dict(re.findall(r"\b(\w+)\s*:\s*((?:U?Int|Float)\d+)\b", code))
+
+        def typed_shift(match: "re.Match[str]") -> str:
+            name, op, count = match.group(1), match.group(2), match.group(3)
+            kind = typed.get(name)
+            if kind is None or count.startswith(kind + "("):
+                return match.group(0)
+            return f"{name} {op} {kind}({count})"
+
+        return re.sub(r"\b(\w+)\s*(>>|<<)\s*\(([^()]*)\)", typed_shift, code)
 
     # ------------------------------------------------------------------ judging
     def build(self, source: Path, workdir: Path, target: Optional[str]) -> Path:

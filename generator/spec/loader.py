@@ -18,7 +18,7 @@ from pydantic import ValidationError
 from generator.dtypes import DTYPES, lookup
 from generator.naming import IDENT_RE, SPEC_NAME_RE, find_specs  # noqa: F401 - re-exported
 from generator.spec import shapes
-from generator.spec.model import Correlated, Distribution, Param, Spec, Values, helper_functions
+from generator.spec.model import Correlated, Distribution, Param, Spec, Values, helper_names
 from generator.spec.yamlpos import (
     PathKey,
     Position,
@@ -200,6 +200,23 @@ def size_names(spec: Spec) -> List[str]:
             except shapes.ShapeError:
                 continue
     return [p.name for p in spec.signature if not p.is_tensor and p.name in used]
+
+
+def whole_dimension_sizes(spec: Spec) -> set:
+    """Sizes that are a whole dimension somewhere (`[N, C]`) or the scaffold's grid: at least 1.
+    A size met only inside expressions (the padding of `(H + 2 * P - K) // S + 1`) may be 0;
+    the dimensions it gives are checked for every case."""
+    every = [p.shape for p in spec.signature if p.is_tensor]
+    for overrides in (
+        [e.shapes for e in spec.examples]
+        + [spec.performance.shapes]
+        + [c.shapes for c in spec.functional]
+    ):
+        every.extend(overrides.values())
+    whole = {dim for shape in every for dim in shape if isinstance(dim, str) and dim.isidentifier()}
+    if spec.scaffold is not None:
+        whole.update(spec.scaffold.grid)
+    return whole
 
 
 def shape_of(param: Param, overrides: Dict[str, Any]) -> List[Any]:
@@ -484,6 +501,56 @@ def _validate_scaffold(view: SignatureView) -> Iterable[Issue]:
             yield ("scaffold", "grid", j), f"{name!r} is not a size parameter (int32 or size_t)", ""
     if spec.difficulty != "easy":
         yield ("scaffold",), "only easy challenges have a scaffold; medium/hard start empty", ""
+    yield from _validate_starter_scaffolds(view)
+
+
+def _validate_starter_scaffolds(view: SignatureView) -> Iterable[Issue]:
+    """`scaffold.starters`: a scaffolded language, identifiers, one name per solve parameter, a
+    1-D grid expression of the sizes."""
+    from generator.languages import BY_KEY
+
+    spec = view.spec
+    sizes = {p.name: 1 for p in spec.signature if not p.is_tensor and _is_size(p)}
+    for key, variant in spec.scaffold.starters.items():
+        where = ("scaffold", "starters", key)
+        lang = BY_KEY.get(key)
+        if lang is None or not lang.scaffolded:
+            scaffolded = ", ".join(k for k, v in BY_KEY.items() if v.scaffolded)
+            yield where, f"{key!r} is not a scaffolded language", f"use one of {scaffolded}"
+            continue
+        if variant.kernel is not None and not IDENT_RE.match(variant.kernel):
+            yield where + ("kernel",), "kernel name must be an identifier", ""
+        if variant.parameters is not None:
+            if len(variant.parameters) != len(spec.signature):
+                yield (
+                    where + ("parameters",),
+                    f"{len(variant.parameters)} name(s) for {len(spec.signature)} solve "
+                    "parameters",
+                    "name every parameter, in solve order",
+                )
+            for j, name in enumerate(variant.parameters):
+                if not IDENT_RE.match(name):
+                    yield where + ("parameters", j), f"{name!r} is not an identifier", ""
+        if variant.grid is not None:
+            if len(spec.scaffold.grid) != 1:
+                yield where + ("grid",), "a grid expression is for 1-D scaffolds", ""
+            try:
+                expr = shapes.parse(variant.grid)
+                missing = [n for n in shapes.names(expr) if n not in sizes]
+                if missing:
+                    yield where + ("grid",), f"{missing[0]!r} is not a size parameter", ""
+            except shapes.ShapeError as exc:
+                yield where + ("grid",), str(exc), ""
+
+
+def _validate_exploded_solve(view: SignatureView) -> Iterable[Issue]:
+    from generator.languages import BY_KEY
+
+    for j, key in enumerate(view.spec.exploded_solve):
+        lang = BY_KEY.get(key)
+        if lang is None or lang.starter_syntax != "python":
+            python = ", ".join(k for k, v in BY_KEY.items() if v.starter_syntax == "python")
+            yield ("exploded_solve", j), f"{key!r} is not a Python starter", f"use {python}"
 
 
 def _validate_helpers(view: SignatureView) -> Iterable[Issue]:
@@ -501,13 +568,14 @@ def _validate_helpers(view: SignatureView) -> Iterable[Issue]:
             yield from _check_code(code, where)
     if spec.reference_helpers is not None:
         names = {p.name for p in spec.signature}
-        for node in helper_functions(spec.reference_helpers):
-            if node.name in names:
-                yield (
-                    ("reference_helpers",),
-                    f"helper {node.name!r} has the name of a solve parameter",
-                    "rename it",
-                )
+        for node in ast.parse(spec.reference_helpers).body:
+            for name in helper_names(node):
+                if name in names:
+                    yield (
+                        ("reference_helpers",),
+                        f"helper {name!r} has the name of a solve parameter",
+                        "rename it",
+                    )
 
 
 def _validate_case_forms(view: SignatureView) -> Iterable[Issue]:
@@ -732,6 +800,7 @@ SECTION_VALIDATORS: Tuple[Callable[[SignatureView], Iterable[Issue]], ...] = (
     _validate_oracle,
     _validate_accuracy_floor,
     _validate_scaffold,
+    _validate_exploded_solve,
     _validate_helpers,
     _validate_case_forms,
     _validate_values,
@@ -774,11 +843,13 @@ def _check_scalar_values(
     for p in scalars:
         if p.name not in values:
             yield where, f"no value for scalar {p.name!r}", "add it here or under defaults.scalars"
+    whole = whole_dimension_sizes(spec)
     for p in scalars:
         if p.name in values and p.name in size_names(spec):
             value = values[p.name]
-            if isinstance(value, int) and not isinstance(value, bool) and value < 1:
-                yield where + (p.name,), f"size {p.name!r} must be at least 1", ""
+            least = 1 if p.name in whole else 0
+            if isinstance(value, int) and not isinstance(value, bool) and value < least:
+                yield where + (p.name,), f"size {p.name!r} must be at least {least}", ""
 
 
 def _check_example(spec, index, params, inputs, outputs) -> Iterable[Issue]:
@@ -804,6 +875,7 @@ def _check_example(spec, index, params, inputs, outputs) -> Iterable[Issue]:
     for group, values in (("inputs", ex.inputs), ("outputs", ex.outputs)):
         for key, value in values.items():
             if key in params and params[key].is_tensor:
+                yield from _check_finite_kind(params[key], value, base + (group, key))
                 want = resolve_shape(params[key], ex.scalars, ex.shapes)
                 got = literal_shape(value)
                 if want is not None and min(want, default=0) >= 0 and got != want:
@@ -813,6 +885,22 @@ def _check_example(spec, index, params, inputs, outputs) -> Iterable[Issue]:
                         f"sizes give {list(want)}",
                         "",
                     )
+
+
+def _check_finite_kind(p: Param, value: Any, loc) -> Iterable[Issue]:
+    """inf and nan are float data: an integer tensor cannot hold them."""
+    from generator.dtypes import lookup
+
+    if lookup(p.dtype).kind == "float":
+        return
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, float) and not math.isfinite(item):
+            yield loc, f"{p.name!r} is {p.dtype} but its data holds {item!r}", "use a float dtype"
+            return
 
 
 def _check_inputs(spec, params, inputs, own, scalars, where, overrides=None) -> Iterable[Issue]:
@@ -841,6 +929,7 @@ def _check_distribution(p: Param, dist: Distribution, params, order, scalars, lo
     if kind in ("uniform", "normal") and not lookup(p.dtype).is_float:
         yield loc, f"{kind} draws floats but {p.name!r} is {p.dtype}", "use randint"
     if isinstance(dist, Values):
+        yield from _check_finite_kind(p, dist.values, loc)
         want = resolve_shape(p, scalars, overrides)
         if want is not None and min(want, default=0) >= 0:
             got = literal_shape(dist.values)

@@ -36,15 +36,14 @@ Number = Union[int, float]
 
 
 def _check_nested(value: Any) -> Any:
-    """Literal tensor data: a number or a rectangular nested list of numbers."""
+    """Literal tensor data: a number or a rectangular nested list of numbers (`.inf`, `-.inf`
+    and `.nan` allowed; the loader keeps them to float tensors)."""
 
     def shape_of(v: Any, depth: int) -> tuple:
         if depth > 8:
             raise ValueError("literal tensors have at most 8 dimensions")
         if isinstance(v, bool) or not isinstance(v, (int, float, list)):
             raise ValueError(f"literal tensor data holds numbers only, found {v!r}")
-        if isinstance(v, float) and not math.isfinite(v):
-            raise ValueError("literal tensor data must be finite")
         if not isinstance(v, list):
             return ()
         if not v:
@@ -398,11 +397,22 @@ class Distributed(Strict):
     split: List[str] = Field(min_length=1)
 
 
+class StarterScaffold(Strict):
+    """How one language's easy scaffold departs from chgen's form (as public starters do)."""
+
+    kernel: Optional[str] = None  # the stub's name in this starter
+    parameters: Optional[List[str]] = None  # the stub's parameter names, in solve order
+    grid: Optional[str] = None  # the 1-D launch's element count, an expression of the sizes
+    block_keyword: bool = False  # the launch passes `BLOCK_SIZE=BLOCK_SIZE`
+
+
 class Scaffold(Strict):
     """Easy challenges: the kernel stub and launch code in CUDA, Mojo and Triton."""
 
     kernel: str
     grid: List[str] = Field(min_length=1, max_length=2)  # size params: [N] or [rows, cols]
+    #: per language key: where that starter's scaffold departs from the form above
+    starters: Dict[str, StarterScaffold] = Field(default_factory=dict)
 
 
 class Spec(Strict):
@@ -443,6 +453,8 @@ class Spec(Strict):
     reference_helpers: Optional[str] = None
     #: per language key: code shipped in that starter after its imports (device functions, ...)
     starter_helpers: Dict[str, str] = Field(default_factory=dict)
+    #: language keys whose solve lists one parameter per line (black's magic trailing comma)
+    exploded_solve: List[str] = Field(default_factory=list)
 
     @model_validator(mode="before")
     @classmethod
@@ -498,15 +510,14 @@ class Spec(Strict):
             return v
         tree = ast.parse(_check_python(v, "reference_helpers"))
         if not tree.body:
-            raise ValueError("reference_helpers defines no function")
+            raise ValueError("reference_helpers defines nothing")
         for node in tree.body:
-            if not isinstance(node, ast.FunctionDef):
-                raise ValueError(
-                    f"reference_helpers holds function definitions only (line {node.lineno} is "
-                    "not a def)"
-                )
-            if node.name in HELPER_CLASHES or node.name.startswith("generate_"):
-                raise ValueError(f"helper {node.name!r} would replace a method chgen writes")
+            problem = _helper_statement_problem(node)
+            if problem:
+                raise ValueError(f"reference_helpers line {node.lineno}: {problem}")
+            for name in helper_names(node):
+                if name in HELPER_CLASHES or name.startswith("generate_"):
+                    raise ValueError(f"helper {name!r} would replace a name chgen writes")
         return v
 
     @property
@@ -528,9 +539,49 @@ HELPER_CLASHES = frozenset(
 )
 
 
+#: modules reference_helpers may import (what challenge.py's reference code may use)
+HELPER_MODULES = ("math", "torch")
+
+
+def _helper_statement_problem(node: ast.stmt) -> Optional[str]:
+    """Why a top-level statement of reference_helpers is not one it may hold, else None."""
+    if isinstance(node, ast.FunctionDef):
+        return None
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        modules = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module]
+        for module in modules:
+            if (module or "").split(".")[0] not in HELPER_MODULES:
+                return f"imports {module}; helpers may import math and torch modules only"
+        return None
+    if (
+        isinstance(node, ast.Assign)
+        and len(node.targets) == 1
+        and isinstance(node.targets[0], ast.Name)
+    ):
+        return None
+    return (
+        "is not a def, an import or a constant (`NAME = value`); reference_helpers holds "
+        "those only"
+    )
+
+
+def helper_names(node: ast.stmt) -> List[str]:
+    """The module names one statement of reference_helpers binds."""
+    if isinstance(node, ast.FunctionDef):
+        return [node.name]
+    if isinstance(node, ast.Assign):
+        return [t.id for t in node.targets if isinstance(t, ast.Name)]
+    return []
+
+
 def helper_functions(code: str) -> List[ast.FunctionDef]:
-    """The defs of `reference_helpers`, in order (the model has checked there is nothing else)."""
+    """The defs of `reference_helpers`, in order."""
     return [node for node in ast.parse(code).body if isinstance(node, ast.FunctionDef)]
+
+
+def helper_preamble(code: str) -> List[ast.stmt]:
+    """The imports and constants of `reference_helpers`, in order."""
+    return [node for node in ast.parse(code).body if not isinstance(node, ast.FunctionDef)]
 
 
 def is_method(node: ast.FunctionDef) -> bool:

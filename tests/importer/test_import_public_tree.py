@@ -61,9 +61,15 @@ REFUSED = {
     "easy/41_simple_inference": "is a torch.nn.Module",
     "medium/61_rope_embedding": "literal data of at most 32768",
 }
-#: shapes that are expressions of the sizes, examples of rank 3-4, a rank that differs between
-#: cases: each imports, and its spec generates
+#: shapes that are expressions of the sizes (sliding windows, padded and strided, flattened),
+#: examples of rank 3-4, a rank that differs between cases, inf in the data, module constants the
+#: reference uses, a reference that only runs in float32: each imports, and its spec generates
 SHAPES = {
+    "medium/10_2d_convolution": "[(input_rows - kernel_rows + 1) * (input_cols - kernel_cols + 1)]",
+    "medium/42_2d_max_pooling": "((H + 2 * padding - kernel_size) // stride + 1)",
+    "hard/73_all_pairs_shortest_paths": ".inf",
+    "medium/76_adder_transformer": "  OUTPUT_DIGITS = 11",
+    "hard/14_multi_agent_sim": "shape: [4 * N]",
     "easy/54_swiglu": "shape: [N // 2]",
     "easy/7_color_inversion": "shape: [height * width * 4]",
     "easy/9_1d_convolution": "[input_size - kernel_size + 1]",

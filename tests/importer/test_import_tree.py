@@ -1,6 +1,6 @@
 """`chgen import TREE --out DIR`: every challenge of a tree, refusals grouped by reason.
 
-The fixture tree (fixtures/public_style) holds four challenges that import, one whose dtype chgen's
+The fixture tree (fixtures/public_style) holds six challenges that import, one whose dtype chgen's
 table lacks and one whose generate_functional_test raises; a temporary tree adds a challenge that
 never finishes and one that kills its own interpreter.
 """
@@ -20,6 +20,8 @@ IMPORTED = [
     "medium/202_row_rescale",
     "medium/203_bf16_axpy",
     "medium/206_scale_positives",
+    "medium/207_padded_window_max",
+    "medium/208_capped_reach",
 ]
 REFUSED = {
     "medium/204_double_scale": "dtype outside chgen's dtype table",
@@ -37,7 +39,7 @@ def test_a_tree_imports_what_it_can_and_groups_the_rest_by_reason(runner, tmp_pa
     data = json.loads(report.read_text())
     # in the tree's order (difficulty, then id), whichever worker finished first
     assert [r["challenge"] for r in data["results"]] == IMPORTED[:3] + list(REFUSED) + IMPORTED[3:]
-    assert (data["challenges"], data["imported"], data["refused"]) == (6, 4, 2)
+    assert (data["challenges"], data["imported"], data["refused"]) == (8, 6, 2)
     by_reason = {g["reason"]: g["challenges"] for g in data["reasons"]}
     assert by_reason == {reason: [name] for name, reason in REFUSED.items()}
     raising = next(r for r in data["results"] if r["challenge"] == "medium/205_raising_cases")
@@ -51,11 +53,13 @@ def test_a_tree_imports_what_it_can_and_groups_the_rest_by_reason(runner, tmp_pa
         "202_row_rescale.yaml",
         "203_bf16_axpy.yaml",
         "206_scale_positives.yaml",
+        "207_padded_window_max.yaml",
+        "208_capped_reach.yaml",
     ]
     # the table names each reason with its challenges
     for name, reason in REFUSED.items():
         assert any(reason in line and name in line for line in result.output.splitlines())
-    assert "4 of 6 challenge(s) imported" in result.output
+    assert "6 of 8 challenge(s) imported" in result.output
     # what a tree import writes generates as it is
     generated = runner.invoke(
         app, ["generate", "--specs", str(specs), "--out", str(tmp_path / "tree")]
