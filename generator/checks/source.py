@@ -21,6 +21,15 @@ STRICT_DIR_RE = re.compile(r"^(0|[1-9]\d*)_[a-z0-9]+(_[a-z0-9]+)*$")
 CHALLENGE_FILES = ("challenge.py", "challenge.html")
 
 
+def starter_tree(text: str, display: str = "<starter>") -> Optional[ast.Module]:
+    """A starter's text as an AST, None when it does not parse: the one parse of starter files,
+    also for the importer, which reads a starter's text without a file."""
+    try:
+        return ast.parse(text, filename=display)
+    except (SyntaxError, ValueError):
+        return None
+
+
 class SourceFile:
     """One text file: its text, line table and (for Python) its AST, each computed once."""
 

@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from generator.checks.source import starter_tree
 from generator.spec import shapes as shape_exprs
 
 _KERNEL_RE = re.compile(r"__global__\s+void\s+(\w+)\s*\(")
@@ -126,9 +127,8 @@ def exploded_solve(text: Optional[str]) -> bool:
     (the parameters on one indented line) would fit: the magic trailing comma keeps it so."""
     if text is None:
         return False
-    try:
-        tree = ast.parse(text)
-    except SyntaxError:
+    tree = starter_tree(text)
+    if tree is None:
         return False
     solve = next(
         (n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "solve"), None
@@ -159,9 +159,8 @@ def python_scaffold(
     passed by keyword. None when it matches, or has another form altogether."""
     if text is None:
         return None
-    try:
-        tree = ast.parse(text)
-    except SyntaxError:
+    tree = starter_tree(text)
+    if tree is None:
         return None
     launch = _LAUNCH_RE.search(text)
     if launch is None:
