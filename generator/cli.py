@@ -97,7 +97,7 @@ def generate(
     force: bool = typer.Option(False, "--force", help="Overwrite generated files edited by hand."),
 ) -> None:
     """Render challenge trees from specs (deterministic, atomic)."""
-    from generator import pipeline
+    from generator import pipeline, tree
 
     started = time.perf_counter()
     paths = pipeline.spec_paths(list(specs or []), specs_dir)
@@ -118,15 +118,15 @@ def generate(
             return
         sys.stdout.write(result.diff)
         for change in result.changes:
-            err.print(f"out of date: {change.path} ({change.kind})", markup=False)
+            hand = ", edited by hand" if change.path in result.conflicts else ""
+            err.print(f"out of date: {change.path} ({change.kind}{hand})", markup=False)
+        if result.conflicts:
+            fail(f"{out_dir}/ is out of date; {tree.hand_edit_summary(len(result.conflicts))}")
         fail(f"{out_dir}/ is out of date: run 'chgen generate'")
     if result.conflicts and not result.written:
         for path in result.conflicts:
             err.print(f"edited by hand: {out_dir / path}", markup=False)
-        fail(
-            f"error: {len(result.conflicts)} generated file(s) were edited by hand; nothing was "
-            "written (use --force to overwrite them)"
-        )
+        fail(f"error: nothing was written; {tree.hand_edit_summary(len(result.conflicts))}")
     seconds = time.perf_counter() - started
     written = result.changes if result.written else ()
     for change in written:
