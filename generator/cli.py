@@ -254,6 +254,13 @@ def judge_cmd(
     no_sandbox: bool = typer.Option(
         False, "--no-sandbox", help="Run the solution without bubblewrap (limits still apply)."
     ),
+    cpu_max_elements: Optional[int] = typer.Option(
+        None,
+        "--cpu-max-elements",
+        help="On the CPU, skip Triton (interpreted) cases with a tensor over N elements "
+        "(default 100000).",
+        min=1,
+    ),
 ) -> None:
     """Judge one solution against any LeetGPU-layout challenge; exit 0 only if all cases pass."""
     from generator.judge.commands import CommandError, judge_command
@@ -273,6 +280,7 @@ def judge_cmd(
             console=out,
             memory_limit=memory_limit,
             sandbox=not no_sandbox,
+            cpu_max_elements=cpu_max_elements,
         )
     except CommandError as exc:
         fail(f"error: {exc}")
@@ -308,6 +316,13 @@ def test_cmd(
     specs_dir: Path = typer.Option(SPECS_DIR, "--specs", help="Folder of specs."),
     tree_dir: Path = typer.Option(TREE_DIR, "--tree", help="Generated tree."),
     solutions_dir: Path = typer.Option(Path("solutions"), "--solutions", help="Solutions."),
+    cpu_max_elements: Optional[int] = typer.Option(
+        None,
+        "--cpu-max-elements",
+        help="On the CPU, skip Triton (interpreted) cases with a tensor over N elements "
+        "(default 100000).",
+        min=1,
+    ),
 ) -> None:
     """Judge every starter, solution and mutant of our challenges, check the reference against
     the float64 oracle and the accuracy floor; print the tables, write a JSON report."""
@@ -336,6 +351,7 @@ def test_cmd(
         solutions_dir=solutions_dir,
         seeds=seed_list,
         kinds=list(kinds or []),
+        cpu_max_elements=cpu_max_elements,
     )
     try:
         code = test_command(args, out, err)
