@@ -24,7 +24,7 @@ from pydantic import (
 )
 
 from generator.dtypes import SCALAR_DTYPES, TENSOR_DTYPES
-from generator.naming import IDENT_RE, SLUG_RE, URL_NAME_RE, forbidden_name_reason
+from generator.naming import IDENT_RE, SLUG_RE, URL_NAME_RE, URL_NAME_RULE, forbidden_name_reason
 
 
 class SpecValueError(ValueError):
@@ -448,10 +448,7 @@ class Spec(Strict):
     @classmethod
     def _display_name(cls, v: str) -> str:
         if not URL_NAME_RE.match(v) or len(v) > 80:
-            raise ValueError(
-                "the display name must be URL-friendly: letters and digits in words separated "
-                "by single spaces or hyphens (e.g. 'RMS Norm Backward')"
-            )
+            raise ValueError(f"the display name, at most 80 characters, is {URL_NAME_RULE}")
         return v
 
     @field_validator("atol", "rtol")
