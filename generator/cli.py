@@ -97,7 +97,7 @@ def generate(
     force: bool = typer.Option(False, "--force", help="Overwrite generated files edited by hand."),
 ) -> None:
     """Render challenge trees from specs (deterministic, atomic)."""
-    from generator import pipeline
+    from generator import pipeline, tree
 
     started = time.perf_counter()
     paths = pipeline.spec_paths(list(specs or []), specs_dir)
@@ -118,15 +118,15 @@ def generate(
             return
         sys.stdout.write(result.diff)
         for change in result.changes:
-            err.print(f"out of date: {change.path} ({change.kind})", markup=False)
+            hand = ", edited by hand" if change.path in result.conflicts else ""
+            err.print(f"out of date: {change.path} ({change.kind}{hand})", markup=False)
+        if result.conflicts:
+            fail(f"{out_dir}/ is out of date; {tree.hand_edit_summary(len(result.conflicts))}")
         fail(f"{out_dir}/ is out of date: run 'chgen generate'")
     if result.conflicts and not result.written:
         for path in result.conflicts:
             err.print(f"edited by hand: {out_dir / path}", markup=False)
-        fail(
-            f"error: {len(result.conflicts)} generated file(s) were edited by hand; nothing was "
-            "written (use --force to overwrite them)"
-        )
+        fail(f"error: nothing was written; {tree.hand_edit_summary(len(result.conflicts))}")
     seconds = time.perf_counter() - started
     written = result.changes if result.written else ()
     for change in written:
@@ -258,6 +258,13 @@ def judge_cmd(
     no_sandbox: bool = typer.Option(
         False, "--no-sandbox", help="Run the solution without bubblewrap (limits still apply)."
     ),
+    cpu_max_elements: Optional[int] = typer.Option(
+        None,
+        "--cpu-max-elements",
+        help="On the CPU, skip Triton (interpreted) cases with a tensor over N elements "
+        "(default 100000).",
+        min=1,
+    ),
 ) -> None:
     """Judge one solution against any LeetGPU-layout challenge; exit 0 only if all cases pass."""
     from generator.judge.commands import CommandError, judge_command
@@ -277,6 +284,7 @@ def judge_cmd(
             console=out,
             memory_limit=memory_limit,
             sandbox=not no_sandbox,
+            cpu_max_elements=cpu_max_elements,
         )
     except CommandError as exc:
         fail(f"error: {exc}")
@@ -312,6 +320,13 @@ def test_cmd(
     specs_dir: Path = typer.Option(SPECS_DIR, "--specs", help="Folder of specs."),
     tree_dir: Path = typer.Option(TREE_DIR, "--tree", help="Generated tree."),
     solutions_dir: Path = typer.Option(Path("solutions"), "--solutions", help="Solutions."),
+    cpu_max_elements: Optional[int] = typer.Option(
+        None,
+        "--cpu-max-elements",
+        help="On the CPU, skip Triton (interpreted) cases with a tensor over N elements "
+        "(default 100000).",
+        min=1,
+    ),
 ) -> None:
     """Judge every starter, solution and mutant of our challenges, check the reference against
     the float64 oracle and the accuracy floor; print the tables, write a JSON report."""
@@ -340,6 +355,7 @@ def test_cmd(
         solutions_dir=solutions_dir,
         seeds=seed_list,
         kinds=list(kinds or []),
+        cpu_max_elements=cpu_max_elements,
     )
     try:
         code = test_command(args, out, err)

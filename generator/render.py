@@ -218,6 +218,8 @@ def tolerance_literal(value: float) -> str:
     """1e-03 style for round tolerances (as the public set writes them), repr otherwise."""
     if value == 0:
         return "0"
+    if float(value).is_integer():  # an integer challenge's tolerance: atol = 1, not 1e+00
+        return str(int(value))
     short = f"{value:.0e}"
     return short if float(short) == value else repr(value)
 
@@ -430,8 +432,12 @@ def output_expr(p: Param, prefill: Optional[Prefill]) -> str:
         return f"torch.empty({shape_tuple(p)}, {tensor_kwargs(p)})"
     if prefill == "zeros":
         return f"torch.zeros({shape_tuple(p)}, {tensor_kwargs(p)})"
-    value = prefill if lookup(p.dtype).kind == "float" else int(prefill)
-    return f"torch.full({shape_tuple(p)}, {py_number(value)}, {tensor_kwargs(p)})"
+    return f"torch.full({shape_tuple(p)}, {prefill_literal(p, prefill)}, {tensor_kwargs(p)})"
+
+
+def prefill_literal(p: Param, prefill: float) -> str:
+    """The fill value in the output's own form: -1.0 for a float tensor, -1 for an integer one."""
+    return py_number(prefill if lookup(p.dtype).kind == "float" else int(prefill))
 
 
 def python_annotation(p: Param) -> str:
@@ -547,17 +553,20 @@ def helper_preamble_lines(code: Optional[str]) -> Tuple[List[str], List[str]]:
     return imports, constants
 
 
-def prefill_doc(prefill: Optional[Prefill]) -> str:
+def prefill_doc(prefill: Optional[Prefill], outputs: List[Param]) -> str:
+    """How the docstring says the outputs start; a fill value is written as each output's dtype
+    writes it (`-1` for int32 outputs), both forms when float and integer outputs are mixed."""
     if prefill is None or prefill == "empty":
         return ""
     if prefill == "zeros":
         return ", outputs zeroed"
-    return f", outputs pre-filled with {py_number(prefill)}"
+    forms = list(dict.fromkeys(prefill_literal(p, prefill) for p in outputs))
+    return f", outputs pre-filled with {' / '.join(forms) or py_number(prefill)}"
 
 
 def challenge_py_context(spec: Spec) -> ChallengePyContext:
     make_params = [p for p in spec.signature if p.direction != "out"]
-    make_doc = prefill_doc(spec.prefill)
+    make_doc = prefill_doc(spec.prefill, [p for p in spec.signature if p.direction == "out"])
     helper_functions_, helper_methods = helper_sources(spec.reference_helpers)
     helper_imports, helper_constants = helper_preamble_lines(spec.reference_helpers)
     perf = spec.performance

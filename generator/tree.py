@@ -85,6 +85,20 @@ class Plan:
     edited: List[str]
 
 
+#: what to do about a generated file edited by hand, said the same way by `chgen generate`,
+#: `chgen generate --check` and rule G002
+HAND_EDIT_ADVICE = (
+    "move the edit into the spec and run 'chgen generate', or run 'chgen generate --force' to "
+    "overwrite it"
+)
+
+
+def hand_edit_summary(count: int) -> str:
+    """One line for `count` hand-edited generated files, with both ways out."""
+    files = "1 generated file was" if count == 1 else f"{count} generated files were"
+    return f"{files} edited by hand: {HAND_EDIT_ADVICE}"
+
+
 class TreeConflict(Exception):
     """Generated files were edited by hand; nothing was written."""
 

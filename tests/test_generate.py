@@ -69,6 +69,24 @@ def test_hand_edits_are_kept_unless_forced(workdir: Path, runner):
     assert 'name = "RMS Norm Grad"' in (workdir / CHALLENGE / "challenge.py").read_text()
 
 
+def test_a_hand_edit_gets_the_same_advice_from_check_generate_and_g002(workdir: Path, runner):
+    """--check, generate and G002 all name the hand edit and both ways out of it."""
+    edited = workdir / CHALLENGE / "starter" / "starter.cu"
+    edited.write_text(edited.read_text() + "// my note\n")
+    spec = "specs/142_rms_norm_backward.yaml"
+    said = {
+        "check": runner.invoke(app, ["generate", "--check"]),
+        "generate": runner.invoke(app, ["generate"]),
+        "G002": runner.invoke(app, ["check", "--select", "G002", spec]),
+    }
+    for command, result in said.items():
+        assert result.exit_code == 1, (command, result.output)
+        text = " ".join(result.output.split())  # the console may wrap a long line
+        assert "edited by hand" in text, (command, text)
+        assert tree.HAND_EDIT_ADVICE in text, (command, text)
+    assert "run 'chgen generate' --force" not in said["G002"].output
+
+
 def test_interrupted_write_leaves_the_old_tree(workdir: Path, runner, monkeypatch):
     spec = workdir / "specs" / "142_rms_norm_backward.yaml"
     spec.write_text(spec.read_text().replace("name: RMS Norm Backward", "name: RMS Norm Grad"))

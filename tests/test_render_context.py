@@ -73,3 +73,13 @@ def test_starter_context_spreads_the_adapters_names_and_refuses_clashes():
     clashing = dataclasses.replace(context, language_extras={"comment": "again"})
     with pytest.raises(ValueError, match="redefines comment"):
         clashing.variables()
+
+
+def test_integer_outputs_render_their_prefill_and_tolerances_as_integers():
+    """An int32 output starts 'pre-filled with 123', not 123.0; atol 0 and 1 are written so."""
+    from generator.render import tolerance_literal
+
+    py = challenge_py_context(load_spec(GOLDEN / "specs" / "13_histogramming.yaml").spec)
+    assert py.make_doc == ", outputs pre-filled with 123"
+    assert (py.atol, py.rtol) == ("0", "0")
+    assert [tolerance_literal(v) for v in (0.0, 1.0, 1e-5, 2.5e-3)] == ["0", "1", "1e-05", "0.0025"]

@@ -187,7 +187,7 @@ GOLDEN_SPECS = Path(__file__).parent / "golden" / "specs"
             "prefill: -1.0}",
             "prefill: full}",
             "prefill: full}",
-            "functional.3.prefill",
+            "functional.prefill",
         ),
         (
             "201_mix_rounds.yaml",

@@ -119,7 +119,7 @@ def test_a_boolean_is_not_an_integer():
         load_spec_text(changed, "spec.yaml")
     line = next(i for i, t in enumerate(changed.splitlines(), 1) if "T: true" in t)
     assert any(e.position.line == line for e in info.value.errors), info.value
-    assert "valid integer" in str(info.value)
+    assert "T is true; it must be a number" in str(info.value)
 
 
 def test_exponents_without_a_dot_are_numbers():

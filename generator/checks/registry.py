@@ -185,7 +185,9 @@ _TABLE: Sequence[Tuple[str, str, str, str, str]] = [
      "give every parameter, with the signature's dtype"),
     # ---------------------------------------------------------------- specs
     ("G001", _E, SPECS, "spec error", "fix the spec"),
-    ("G002", _E, SPECS, "generated tree is out of date", "run 'chgen generate'"),
+    ("G002", _E, SPECS, "generated tree is out of date",
+     "run 'chgen generate'; where a file was edited by hand, move the edit into the spec first, "
+     "or run 'chgen generate --force' to overwrite it"),
     # ---------------------------------------------------------------- formatting
     ("F001", _E, FORMATTERS, "black/isort would change the file", "run black and isort (line 100)"),
     ("F002", _E, FORMATTERS, "flake8 reports a problem",

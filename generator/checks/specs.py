@@ -52,12 +52,9 @@ def check(paths: Sequence[Path], report: Report) -> None:
         hunk = _HUNK.search(change.diff or "")
         if hunk:
             line = max(int(hunk.group(1)), 1)
-        hand = " and was edited by hand" if change.path in result.conflicts else ""
-        report.add(
-            "G002",
-            f"{shown}/{change.path}",
-            line,
-            1,
-            f"out of date ({change.kind}){hand}",
-            "run 'chgen generate'" + (" --force" if hand else ""),
-        )
+        if change.path in result.conflicts:
+            message = f"out of date ({change.kind}) and edited by hand"
+            hint = tree.HAND_EDIT_ADVICE
+        else:
+            message, hint = f"out of date ({change.kind})", "run 'chgen generate'"
+        report.add("G002", f"{shown}/{change.path}", line, 1, message, hint)

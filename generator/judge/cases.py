@@ -7,7 +7,7 @@ tensors; they are recognised by class name so that any tree's own core/ works.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import torch
 
@@ -24,6 +24,12 @@ class Case:
 
     def elements(self) -> int:
         return sum(v.numel() for v in self.values.values() if isinstance(v, torch.Tensor))
+
+    def largest_tensor(self) -> Tuple[str, int]:
+        """The name and element count of the case's largest tensor ("", 0 without tensors)."""
+        sizes = [(v.numel(), k) for k, v in self.values.items() if isinstance(v, torch.Tensor)]
+        count, name = max(sizes, default=(0, ""))
+        return name, count
 
 
 def _dtype(name: Any) -> torch.dtype:

@@ -10,7 +10,7 @@ import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 from generator.judge import verdicts as V
 from generator.judge.cache import Cache
@@ -52,6 +52,7 @@ def judge_command(
     console: Any,
     memory_limit: Optional[float] = None,
     sandbox: bool = True,
+    cpu_max_elements: Optional[int] = None,
 ) -> int:
     from generator.judge.plan import case_names_from_spec
     from generator.judge.runner import Job, judge, random_seed
@@ -83,6 +84,7 @@ def judge_command(
         case_names=case_names_from_spec(spec) if spec.is_file() else None,
         memory_limit=int(memory_limit * 2**30) if memory_limit else None,
         sandbox=sandbox,
+        cpu_max_elements=cpu_max_elements,
     )
     result = judge(job, Cache(reuse=not rerun))
     print_result(result, console)
@@ -96,19 +98,27 @@ def judge_command(
 def print_result(result: Dict[str, Any], console: Any) -> None:
     from rich.table import Table
 
-    if result.get("cases"):
+    cases = result.get("cases") or []
+    skipped = [s for s in result.get("skipped") or [] if isinstance(s, dict)]
+    if cases or skipped:
+        columns = error_columns(cases)
         table = Table(show_header=True)
-        for name in ("Case", "Verdict", "Max abs err", "Max rel err", "Seconds"):
+        for name in ("Case", "Verdict", *columns, "Seconds"):
             table.add_column(name)
-        for case in result["cases"]:
-            table.add_row(
-                case["name"],
-                case.get("verdict", ""),
-                f"{case['max_abs']:.2e}" if "max_abs" in case else "",
-                f"{case['max_rel']:.2e}" if "max_rel" in case else "",
-                f"{case.get('seconds', 0):.3f}",
-            )
+        for case in cases:
+            errors = [error_cell(case, name) for name in columns]
+            seconds = f"{case.get('seconds', 0):.3f}"
+            table.add_row(case["name"], case.get("verdict", ""), *errors, seconds)
+        for case in skipped:
+            why = [case["why"]] + [""] * (len(columns) - 1)
+            table.add_row(case["name"], "skipped", *why, "")
         console.print(table)
+        if skipped:
+            console.print(
+                f"skipped: {len(skipped)} case(s) with a tensor too large for the interpreter on "
+                "the CPU (raise the limit with --cpu-max-elements N, or judge on a GPU)",
+                markup=False,
+            )
     perf = result.get("perf")
     if perf:
         line = (
@@ -128,6 +138,25 @@ def print_result(result: Dict[str, Any], console: Any) -> None:
     console.print(
         f"{result['verdict']}: {result['message']}{cached} [{result['source']}]", markup=False
     )
+
+
+def error_columns(cases: List[Dict[str, Any]]) -> Tuple[str, ...]:
+    """Integer outputs are compared for equality: their cases show how many elements differ and
+    the largest difference, not a relative error."""
+    if any(case.get("exact") for case in cases):
+        return ("Mismatches", "Max abs err")
+    return ("Max abs err", "Max rel err")
+
+
+def error_cell(case: Dict[str, Any], column: str) -> str:
+    if column == "Mismatches":
+        if "mismatches" not in case:
+            return ""
+        return f"{case['mismatches']:,} of {case['compared']:,}"
+    key = {"Max abs err": "max_abs", "Max rel err": "max_rel"}[column]
+    if key not in case:
+        return ""
+    return f"{case[key]:g}" if case.get("exact") else f"{case[key]:.2e}"
 
 
 # ------------------------------------------------------------------------------------- test
@@ -156,6 +185,8 @@ class TestArgs:
     seeds: Optional[List[int]] = None
     #: only these job kinds (starter, solution, baseline, mutant, ...); empty: all
     kinds: List[str] = field(default_factory=list)
+    #: the Triton interpreter's per-tensor limit on the CPU (None: the judge's default)
+    cpu_max_elements: Optional[int] = None
 
 
 def parse_seeds(text: Optional[str], seed: int) -> Optional[List[int]]:
@@ -286,6 +317,7 @@ def run_suite(
         mojo_runtime=mojo_runtime,
         perf_options=args.perf_options,
         progress=progress,
+        cpu_max_elements=args.cpu_max_elements,
     )
     started = time.time()
     if args.deadline_s is not None:

@@ -9,7 +9,7 @@ and the first failing index.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 import torch
 
@@ -25,18 +25,25 @@ class Comparison:
     actual: Optional[float] = None
     expected: Optional[float] = None
     problem: str = ""
+    #: an integer or boolean output: compared for equality, so a relative error means nothing
+    exact: bool = False
+    elements: int = 0
 
     def describe(self) -> str:
         if self.problem:
             return f"{self.name}: {self.problem}"
         if self.ok:
-            return f"{self.name}: ok (max abs {self.max_abs:.3g}, max rel {self.max_rel:.3g})"
+            return f"{self.name}: ok ({self.error_text()})"
         index = ", ".join(str(i) for i in self.first_index or ())
         return (
-            f"{self.name}: {self.bad} element(s) differ; first at [{index}]: "
-            f"got {self.actual!r}, expected {self.expected!r} "
-            f"(max abs {self.max_abs:.3g}, max rel {self.max_rel:.3g})"
+            f"{self.name}: {self.bad} of {self.elements} element(s) differ; first at [{index}]: "
+            f"got {self.actual!r}, expected {self.expected!r} ({self.error_text()})"
         )
+
+    def error_text(self) -> str:
+        if self.exact:
+            return f"max abs {self.max_abs:.3g}"
+        return f"max abs {self.max_abs:.3g}, max rel {self.max_rel:.3g}"
 
 
 def _unravel(flat: int, shape: Tuple[int, ...]) -> Tuple[int, ...]:
@@ -59,9 +66,11 @@ def compare_output(
         return Comparison(
             name, False, problem=f"shape {tuple(actual.shape)}, expected {tuple(expected.shape)}"
         )
+    exact = not (expected.dtype.is_floating_point or expected.dtype.is_complex)
+    elements = actual.numel()
     if actual.numel() == 0:
-        return Comparison(name, True)
-    if expected.dtype.is_floating_point or expected.dtype.is_complex:
+        return Comparison(name, True, exact=exact)
+    if not exact:
         a, e = actual.to(torch.float64), expected.to(torch.float64)
         diff = (a - e).abs()
         finite = a.isfinite() & e.isfinite()
@@ -82,7 +91,7 @@ def compare_output(
     bad = ~ok
     count = int(bad.sum())
     if count == 0:
-        return Comparison(name, True, max_abs, max_rel)
+        return Comparison(name, True, max_abs, max_rel, exact=exact, elements=elements)
     flat = int(bad.flatten().nonzero()[0])
     index = _unravel(flat, tuple(actual.shape))
     return Comparison(
@@ -94,6 +103,8 @@ def compare_output(
         index,
         _scalar(actual.flatten()[flat]),
         _scalar(expected.flatten()[flat]),
+        exact=exact,
+        elements=elements,
     )
 
 
@@ -130,6 +141,23 @@ class OutputReport:
     @property
     def max_rel(self) -> float:
         return max((c.max_rel for c in self.comparisons), default=0.0)
+
+    @property
+    def exact(self) -> bool:
+        """Every output is integer (compared for equality)."""
+        return bool(self.comparisons) and all(c.exact for c in self.comparisons)
+
+    def errors(self) -> Dict[str, Any]:
+        """What a case's row shows: for integer outputs the mismatching elements (of how many)
+        and the max abs error, else the max abs and max relative errors."""
+        if self.exact:
+            return {
+                "exact": True,
+                "mismatches": sum(c.bad for c in self.comparisons),
+                "compared": sum(c.elements for c in self.comparisons),
+                "max_abs": self.max_abs,
+            }
+        return {"max_abs": self.max_abs, "max_rel": self.max_rel}
 
     def first_failure(self) -> Optional[Comparison]:
         return next((c for c in self.comparisons if not c.ok), None)

@@ -39,9 +39,11 @@ MEMORY_POLL_S = 0.25
 class Stop(Exception):
     """A verdict other than pass ends the job."""
 
-    def __init__(self, verdict: str, message: str, detail: str = ""):
+    def __init__(self, verdict: str, message: str, detail: str = "", errors: Optional[Dict] = None):
         super().__init__(message)
         self.verdict, self.message, self.detail = verdict, message, detail
+        #: a wrong answer's errors (as OutputReport.errors gives them), for its case's row
+        self.errors: Dict[str, Any] = errors or {}
 
 
 def param_rows(params: List[Any]) -> List[Dict[str, Any]]:

@@ -18,7 +18,7 @@ COLUMNS = (
     "OK",
     "Cases",
     "Seeds",
-    "Max rel err",
+    "Max err",
     "Time s",
     "Median ms",
     "Min ms",
@@ -31,7 +31,7 @@ TERMINAL_COLUMNS = tuple(c for c in COLUMNS if c not in ("Min ms", "Spread"))
 RIGHT = (
     "Cases",
     "Seeds",
-    "Max rel err",
+    "Max err",
     "Time s",
     "Median ms",
     "Min ms",
@@ -63,7 +63,7 @@ def cells(row: Dict[str, Any]) -> Dict[str, str]:
         "OK": "yes" if row["ok"] else "NO",
         "Cases": cases,
         "Seeds": f"{passed}/{len(seeds)}" if len(seeds) > 1 else "",
-        "Max rel err": _num(row.get("max_rel"), ".1e"),
+        "Max err": max_error(row),
         "Time s": _num(row.get("seconds"), ".1f"),
         "Median ms": _num(perf.get("median_ms"), ".4f"),
         "Min ms": _num(perf.get("min_ms"), ".4f"),
@@ -71,6 +71,16 @@ def cells(row: Dict[str, Any]) -> Dict[str, str]:
         "GB/s": _num(perf.get("gbps"), ".0f"),
         "% copy": _num(perf.get("pct_of_copy"), ".1f"),
     }
+
+
+def max_error(row: Dict[str, Any]) -> str:
+    """The max relative error of float outputs; for integer outputs (compared for equality) the
+    count of mismatching elements, or "exact"."""
+    if row.get("exact"):
+        mismatches = row.get("mismatches") or 0
+        return f"{mismatches:,} differ" if mismatches else "exact"
+    value = row.get("max_rel")
+    return "" if value is None else f"{value:.1e} rel"
 
 
 def print_table(rows: List[Dict[str, Any]], console: Any, title: str = "") -> None:
@@ -93,6 +103,15 @@ def print_table(rows: List[Dict[str, Any]], console: Any, title: str = "") -> No
         if not row["ok"] or (row["verdict"] not in (V.PASS, V.BUILT) and row["message"]):
             mark = "ok  " if row["ok"] else "FAIL"
             console.print(f"{mark} {row['id']}: {row['verdict']}: {row['message']}", markup=False)
+    for row in rows:
+        if row.get("skipped_cases"):
+            console.print(f"skipped {row['id']}: {skipped_text(row)}", markup=False)
+
+
+def skipped_text(row: Dict[str, Any]) -> str:
+    """The cases a row skipped and why, with the flag that runs them."""
+    named = "; ".join(f"{s['name']} ({s['why']})" for s in row["skipped_cases"])
+    return f"{named}: too large for the interpreter on the CPU (--cpu-max-elements N runs them)"
 
 
 def _versions_of(lang: Any, packages: Dict[str, Any]) -> str:

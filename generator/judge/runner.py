@@ -34,7 +34,8 @@ from generator.languages.base import BuildError
 from generator.resources import package_fingerprint
 from generator.toolchain.tools import MOJO_ENV, tool_version
 
-#: Largest case (total tensor elements) an interpreter (Triton's) is given on the CPU.
+#: The most elements one tensor of a case may have for an interpreter (Triton's) on the CPU;
+#: cases with a larger tensor are skipped and named (`--cpu-max-elements` raises it).
 INTERPRETER_MAX_ELEMENTS = 100_000
 LOG_TAIL = 3000
 #: Seconds the parent gives the worker beyond a phase's limit (the worker enforces it first).
@@ -65,6 +66,8 @@ class Job:
     prebuilt_build: Optional[Dict[str, Any]] = None  # the bundle's build record
     case_names: Optional[List[str]] = None
     max_case_elements: Optional[int] = None
+    #: the interpreter's limit on the CPU (max_case_elements there); None: INTERPRETER_MAX_ELEMENTS
+    cpu_max_elements: Optional[int] = None
     min_bytes: Optional[float] = None
     perf_options: Dict[str, Any] = field(default_factory=dict)
     mojo_runtime: Optional[Path] = None
@@ -281,7 +284,8 @@ def _run(job: Job, artifact: Path, cache: Cache) -> Dict[str, Any]:
     modes = modes_for(job)
     adapter = BY_KEY[job.language]
     if job.device == "cpu" and adapter.interpreted_on_cpu and job.max_case_elements is None:
-        job = dataclasses.replace(job, max_case_elements=INTERPRETER_MAX_ELEMENTS)
+        limit = job.cpu_max_elements or INTERPRETER_MAX_ELEMENTS
+        job = dataclasses.replace(job, max_case_elements=limit)
     key = run_key(job, artifact, modes)
     cached = cache.read_run(key)
     if cached is not None:

@@ -39,6 +39,8 @@ class SuiteOptions:
     progress: Optional[Callable[[Dict[str, Any], int, int], None]] = None
     #: time.time() after which no further job is timed (the rest are reported as not timed)
     deadline: Optional[float] = None
+    #: the Triton interpreter's per-tensor limit on the CPU (None: the judge's default)
+    cpu_max_elements: Optional[int] = None
 
 
 def to_job(pj: PlanJob, plan: Plan, options: SuiteOptions, perf_phase: bool) -> Job:
@@ -74,6 +76,7 @@ def to_job(pj: PlanJob, plan: Plan, options: SuiteOptions, perf_phase: bool) -> 
         accuracy_floor=floor,
         mutant=mutant,
         reference=reference,
+        cpu_max_elements=options.cpu_max_elements,
     )
 
 
@@ -162,12 +165,17 @@ def make_row(
         "cases": len(cases),
         "cases_passed": len(passed),
         "skipped": len(main.get("skipped") or []),
+        #: the skipped cases, each {"name", "why"} (a tensor too large for the CPU interpreter)
+        "skipped_cases": [s for s in main.get("skipped") or [] if isinstance(s, dict)],
         "seeds": [
             {k: s.get(k) for k in ("seed", "verdict", "passed", "skipped", "message")}
             for s in seeds
         ],
-        "max_abs": max((c.get("max_abs", 0.0) for c in passed if "max_abs" in c), default=None),
-        "max_rel": max((c.get("max_rel", 0.0) for c in passed if "max_rel" in c), default=None),
+        # every case that was compared, a failing one too (its errors are the interesting ones)
+        "max_abs": max((c["max_abs"] for c in cases if "max_abs" in c), default=None),
+        "max_rel": max((c["max_rel"] for c in cases if "max_rel" in c), default=None),
+        "exact": any(c.get("exact") for c in cases),
+        "mismatches": sum(c.get("mismatches", 0) for c in cases),
         "seconds": round(
             (functional or {}).get("seconds", 0.0) + (timed or {}).get("seconds", 0.0), 3
         ),

@@ -231,12 +231,18 @@ class PerfReport:
     min_bytes: Optional[float]
     note: str = ""
     isolated: bool = False
+    #: bandwidth (GB/s, % of copy) is reported on a GPU only: a CPU run is no measure of it
+    on_gpu: bool = True
 
     def to_json(self) -> Dict[str, Any]:
         data = self.timing.summary()
         data["isolated"] = self.isolated
         seconds = self.timing.median_ms * 1e-3
-        gbps = self.min_bytes / seconds / 1e9 if self.min_bytes and seconds > 0 else None
+        gbps = (
+            self.min_bytes / seconds / 1e9
+            if self.on_gpu and self.min_bytes and seconds > 0
+            else None
+        )
         data.update(
             {
                 "min_bytes": self.min_bytes,
@@ -278,12 +284,18 @@ def time_solution(
             )
             timing = measure(fn, device, options, flush, clock="host")
     cache_flush.release()  # before the copy measurement allocates its own buffers
-    return PerfReport(timing, copy_bandwidth(device, options), min_bytes, note, isolate)
+    copy = copy_bandwidth(device, options)
+    return PerfReport(timing, copy, min_bytes, note, isolate, on_gpu=is_gpu(device))
+
+
+def is_gpu(device: str) -> bool:
+    return device.startswith("cuda")
 
 
 def copy_bandwidth(device: str, options: PerfOptions) -> Optional[float]:
-    """GB/s of a device-to-device copy (bytes read + bytes written), measured like a solution."""
-    if options.copy_bytes <= 0:
+    """GB/s of a device-to-device copy (bytes read + bytes written), measured like a solution;
+    None on the CPU, where no bandwidth is reported."""
+    if options.copy_bytes <= 0 or not is_gpu(device):
         return None
     count = options.copy_bytes // 4
     src = torch.ones(count, dtype=torch.float32, device=device)

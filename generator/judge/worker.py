@@ -248,7 +248,9 @@ class Judge:
             raise Stop(V.RUNTIME_ERROR, prefix + _describe(exc), _traceback(exc)) from None
         failure = report.first_failure()
         if failure is not None:
-            raise Stop(V.WRONG_ANSWER, failure.describe(), report_detail(report))
+            raise Stop(
+                V.WRONG_ANSWER, failure.describe(), report_detail(report), errors=report.errors()
+            )
         return report
 
     def run_case(
@@ -274,14 +276,13 @@ class Judge:
             self.call(solution, guarded, self._where(label))
             report = self.check(guarded, case.values, expected)
         except Stop as stop:
-            entry.update({"verdict": stop.verdict, "message": stop.message})
+            entry.update({"verdict": stop.verdict, "message": stop.message, **stop.errors})
             entry["seconds"] = round(time.perf_counter() - started, 4)
             raise
         entry.update(
             {
                 "verdict": V.PASS,
-                "max_abs": report.max_abs,
-                "max_rel": report.max_rel,
+                **report.errors(),
                 "seconds": round(time.perf_counter() - started, 4),
             }
         )
@@ -449,10 +450,12 @@ class Judge:
             scratch: List[Dict[str, Any]] = []
             try:
                 for index, case in enumerate(self.cases(seed)):
-                    if limit and case.elements() > limit:
+                    tensor, count = case.largest_tensor()
+                    if limit and count > limit:
                         record["skipped"] += 1
                         if seed == self.seed:
-                            self.result.data["skipped"].append(case.name)
+                            why = f"{tensor} has {count:,} elements, over {limit:,}"
+                            self.result.data["skipped"].append({"name": case.name, "why": why})
                         continue
                     if seed != self.seed:
                         self.run_case(solution, case, seed, scratch)
@@ -487,7 +490,7 @@ class Judge:
         be recorded where the kernels are queued), with the judge's own clock as a bound."""
         from generator.judge.cases import performance
         from generator.judge.shared import Arena
-        from generator.judge.timing import PerfOptions, PerfReport, copy_bandwidth
+        from generator.judge.timing import PerfOptions, PerfReport, copy_bandwidth, is_gpu
 
         options = PerfOptions.from_json(self.job.get("perf_options"))
         self.result.progress("performance setup", max(self.timeout, 300.0), "performance")
@@ -514,7 +517,8 @@ class Judge:
             entry.update({"verdict": stop.verdict, "message": stop.message})
             raise
         timing, note = self.bounded_timing(solution, reply, wall_s)
-        report = PerfReport(timing, copy_bandwidth(self.device, options), min_bytes, note)
+        copy = copy_bandwidth(self.device, options)
+        report = PerfReport(timing, copy, min_bytes, note, on_gpu=is_gpu(self.device))
         report.isolated = self.language.own_streams
         perf = report.to_json()
         perf["min_bytes_from"] = "spec" if self.job.get("min_bytes") else "tensor sizes"

@@ -8,12 +8,15 @@ Both passes report through the YAML positions kept by `yamlpos`.
 from __future__ import annotations
 
 import ast
+import difflib
 import math
+import re
+import typing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from generator.dtypes import DTYPES, lookup
 from generator.naming import IDENT_RE, SPEC_NAME_RE, find_specs  # noqa: F401 - re-exported
@@ -80,7 +83,15 @@ def load_spec(path: Path, root: Optional[Path] = None) -> LoadedSpec:
     """Load and validate one spec; raise SpecErrors listing every problem found."""
     display = _display(path, root)
     if path.is_file() and path.stat().st_size > MAX_SPEC_BYTES:
-        raise SpecErrors([SpecError(Position(display, 1, 1), "spec file is larger than 2 MB")])
+        raise SpecErrors(
+            [
+                SpecError(
+                    Position(display, 1, 1),
+                    "spec file is larger than 2 MB",
+                    "keep data literal only in the examples; cases draw theirs",
+                )
+            ]
+        )
     try:
         text = read_text(path, display)
         return load_spec_text(text, display, path)
@@ -95,14 +106,22 @@ def load_spec_text(text: str, display: str, path: Optional[Path] = None) -> Load
         raise SpecErrors([err]) from None
     if not isinstance(raw.data, dict):
         raise SpecErrors(
-            [SpecError(Position(display, 1, 1), "a spec is a YAML mapping (key: value lines)")]
+            [
+                SpecError(
+                    Position(display, 1, 1),
+                    "a spec is a YAML mapping (key: value lines)",
+                    "start from the skeleton 'chgen new' writes",
+                )
+            ]
         )
     try:
         spec = Spec.model_validate(raw.data)
     except ValidationError as exc:
-        raise SpecErrors([_from_pydantic(raw, err) for err in exc.errors()]) from None
+        raise SpecErrors(_translate_pydantic(raw, exc.errors())) from None
     except (RecursionError, OverflowError, MemoryError):
-        raise SpecErrors([SpecError(Position(display, 1, 1), "spec is too deeply nested")])
+        raise SpecErrors(
+            [SpecError(Position(display, 1, 1), "spec is too deeply nested", "nest less")]
+        )
     errors: List[SpecError] = []
     svg = None
     for where, message, hint in _cross_checks(spec):
@@ -118,23 +137,234 @@ def load_spec_text(text: str, display: str, path: Optional[Path] = None) -> Load
     return LoadedSpec(spec=spec, path=path or Path(display), display=display, svg=svg, raw=raw)
 
 
-def _from_pydantic(raw: PositionedData, err: Dict[str, Any]) -> SpecError:
-    loc = as_written(raw, tuple(err.get("loc", ())))
-    message = err.get("msg", "invalid value")
-    if message.startswith("Value error, "):
-        message = message[len("Value error, ") :]
-    kind = err.get("type", "")
-    field = ".".join(str(p) for p in loc) or "spec"
+# ----------------------------------------------------------------------------------------------
+# pydantic's errors in chgen's words: the field as the YAML names it, at the offending node, with
+# what to do ("did you mean 'out'?" for a near miss)
+
+
+def _translate_pydantic(raw: PositionedData, errors: List[Dict[str, Any]]) -> List[SpecError]:
+    """One SpecError per offending node: the errors pydantic gives for each member of a union
+    (`prefill: zero` fails both 'empty'/'zeros' and number) are merged into one."""
+    grouped: Dict[PathKey, List[Dict[str, Any]]] = {}
+    for err in errors:
+        grouped.setdefault(_data_path(raw.data, tuple(err.get("loc", ()))), []).append(err)
+    return [_node_error(raw, path, group) for path, group in grouped.items()]
+
+
+def _data_path(data: Any, loc: PathKey) -> PathKey:
+    """`loc` without the union-member tags pydantic inserts ("float", "literal['empty','zeros']",
+    "uniform"): only the steps that index the YAML data itself."""
+    path: List[Any] = []
+    value = data
+    for step in loc:
+        found, child = _child(value, step)
+        if found:
+            path.append(step)
+            value = child
+    return tuple(path)
+
+
+def _child(value: Any, step: Any) -> Tuple[bool, Any]:
+    """(True, value[step]) when `step` indexes `value` as the model reads it, else (False, None)."""
+    if isinstance(value, dict) and step in value:
+        return True, value[step]
+    if isinstance(value, list) and isinstance(step, int) and 0 <= step < len(value):
+        return True, value[step]
+    if isinstance(value, dict) and step == "examples" and "example" in value:
+        return True, [value["example"]]  # `example:` is read as a list of one
+    return False, None
+
+
+def field_label(path: PathKey) -> str:
+    """How a message names a node: its keys, dotted (list indices are left to the position)."""
+    keys = [str(step) for step in path if not isinstance(step, int)]
+    return ".".join(keys) or "the spec"
+
+
+def _near(word: Any, choices: Iterable[str]) -> Optional[str]:
+    matches = difflib.get_close_matches(str(word), list(choices), n=1, cutoff=0.6)
+    return matches[0] if matches else None
+
+
+#: what a strict type error asks for, and an example of it
+_TYPE_WORDS = {
+    "int_type": ("an integer", "e.g. 4"),
+    "float_type": ("a number", "e.g. 1.0e-5"),
+    "string_type": ("text", "quote it if YAML reads it as something else, e.g. '1.0'"),
+    "bool_type": ("true or false", "write true or false"),
+    "list_type": ("a list", "e.g. [N, C]"),
+    "dict_type": ("a mapping", "write key: value lines or {key: value}"),
+    "model_type": ("a mapping", "write key: value lines or {key: value}"),
+    "model_attributes_type": ("a mapping", "write key: value lines or {key: value}"),
+}
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, (dict, list)):
+        return "a mapping" if isinstance(value, dict) else "a list"
+    if value is None:
+        return "empty"
+    if isinstance(value, bool):
+        return str(value).lower()
+    return repr(value)
+
+
+def _node_error(raw: PositionedData, path: PathKey, group: List[Dict[str, Any]]) -> SpecError:
+    where = raw.position(as_written(raw, path))
+    field = field_label(as_written(raw, path))
+    first = group[0]
+    kind = first.get("type", "")
+    value = first.get("input")
     if kind == "extra_forbidden":
-        hint = "remove it or check its spelling against the README's spec format"
-        message = f"unknown field '{loc[-1]}'"
-    elif kind == "missing":
-        hint = "add it"
-        message = f"missing required field '{field}'"
-    else:
-        hint = ""
-        message = f"{field}: {message}"
-    return SpecError(raw.position(loc), message, hint)
+        known = _known_fields(raw.data, path[:-1])
+        near = _near(path[-1], known)
+        hint = f"did you mean '{near}'?" if near else _fields_hint(known)
+        return SpecError(where, f"unknown field '{path[-1]}'", hint)
+    if kind == "missing":
+        name = str(first["loc"][-1])
+        return SpecError(
+            where,
+            f"missing required field '{field_label(as_written(raw, path + (name,)))}'",
+            f"add '{name}:' here (see the README's spec format)",
+        )
+    if kind == "distribution":
+        return _distribution_error(raw, path, value, first.get("msg", ""))
+    if kind == "value_error":
+        error = first.get("ctx", {}).get("error")
+        hint = getattr(error, "hint", "") or "see the README's spec format for this field"
+        at = getattr(error, "at", None)
+        if at is not None:
+            where = raw.position(as_written(raw, path + (at,)))
+            field = field_label(as_written(raw, path + (at,)))
+        return SpecError(where, f"{field}: {error or first.get('msg', '')}", hint)
+    choices: List[str] = []
+    wanted: List[str] = []
+    for err in group:
+        if err.get("type") == "literal_error":
+            choices += re.findall(r"'([^']*)'", err.get("ctx", {}).get("expected", ""))
+        elif err.get("type") in _TYPE_WORDS:
+            wanted.append(_TYPE_WORDS[err["type"]][0])
+    if "a number" in wanted:  # Union[int, float]: an integer is a number too
+        wanted = [w for w in wanted if w != "an integer"]
+    if choices or wanted:
+        options = [f"'{c}'" for c in choices] + sorted(set(wanted), key=wanted.index)
+        expected = (
+            ", ".join(options[:-1]) + " or " + options[-1] if len(options) > 1 else options[0]
+        )
+        message = f"{field} is {_shown(value)}; it must be {expected}"
+        near = _near(value, choices) if isinstance(value, str) and choices else None
+        if near:
+            hint = f"did you mean '{near}'?"
+        elif choices:
+            hint = f"use {expected}"
+        else:
+            hint = _TYPE_WORDS[next(e["type"] for e in group if e.get("type") in _TYPE_WORDS)][1]
+        return SpecError(where, message, hint)
+    return _bound_error(where, field, first)
+
+
+def _bound_error(where: Position, field: str, err: Dict[str, Any]) -> SpecError:
+    """Number bounds and list lengths (Field(ge=..., min_length=...))."""
+    ctx = err.get("ctx", {})
+    value = err.get("input")
+    bounds = {
+        "greater_than_equal": ("at least", "ge"),
+        "greater_than": ("greater than", "gt"),
+        "less_than_equal": ("at most", "le"),
+        "less_than": ("less than", "lt"),
+    }
+    kind = err.get("type", "")
+    if kind in bounds:
+        words, key = bounds[kind]
+        return SpecError(
+            where,
+            f"{field} is {_shown(value)}; it must be {words} {ctx.get(key)}",
+            f"use {words} {ctx.get(key)}",
+        )
+    if kind in ("too_short", "too_long"):
+        if kind == "too_short":
+            count, words = ctx.get("min_length"), "at least"
+        else:
+            count, words = ctx.get("max_length"), "at most"
+        return SpecError(
+            where,
+            f"{field} has {ctx.get('actual_length')} entries; it needs {words} {count}",
+            "add entries" if kind == "too_short" else "remove entries",
+        )
+    return SpecError(
+        where, f"{field}: {err.get('msg', 'invalid value')}", "see the README's spec format"
+    )
+
+
+def _distribution_error(raw: PositionedData, path: PathKey, value: Any, message: str) -> SpecError:
+    from generator.spec.model import DISTRIBUTION_KINDS
+
+    where = raw.position(as_written(raw, path))
+    if isinstance(value, dict) and len(value) == 1:
+        key = next(iter(value))
+        near = _near(key, DISTRIBUTION_KINDS)
+        if near:
+            where = raw.position(as_written(raw, path + (key,)))
+            return SpecError(
+                where, f"{field_label(path)}: unknown input form '{key}'", f"did you mean '{near}'?"
+            )
+    return SpecError(where, f"{field_label(path)}: {message}", "e.g. {uniform: [-1.0, 1.0]}")
+
+
+def _known_fields(data: Any, path: PathKey) -> List[str]:
+    """The fields the model at `path` accepts (for "did you mean"), walking the model's types
+    along the data."""
+    annotation: Any = Spec
+    value = data
+    for step in path:
+        annotation = _step_type(annotation, value, step)
+        value = _child(value, step)[1]
+    model = _model_of(annotation, value)
+    if model is None:
+        return []
+    names = list(model.model_fields)
+    return names + (["example"] if model is Spec else [])
+
+
+def _model_of(annotation: Any, value: Any) -> Any:
+    """The pydantic model an annotation stands for at `value` (a union: the member whose fields
+    the value's keys match best)."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    models = [a for a in _members(annotation) if isinstance(a, type) and issubclass(a, BaseModel)]
+    keys = set(value) if isinstance(value, dict) else set()
+    return max(models, key=lambda m: len(keys & set(m.model_fields)), default=None)
+
+
+def _members(annotation: Any) -> List[Any]:
+    """The types inside Optional/Union/Annotated, flattened."""
+    origin = typing.get_origin(annotation)
+    if origin is typing.Annotated:
+        return _members(typing.get_args(annotation)[0])
+    if origin is typing.Union:
+        return [m for arg in typing.get_args(annotation) for m in _members(arg)]
+    return [annotation]
+
+
+def _step_type(annotation: Any, value: Any, step: Any) -> Any:
+    """The type one step (a field, a list index, a mapping key) below `annotation`."""
+    model = _model_of(annotation, value)
+    if model is not None:
+        field = model.model_fields.get(step)
+        return field.annotation if field is not None else None
+    for member in _members(annotation):
+        origin = typing.get_origin(member)
+        if origin in (list, List):
+            return typing.get_args(member)[0]
+        if origin in (dict, Dict):
+            return typing.get_args(member)[1]
+    return None
+
+
+def _fields_hint(known: List[str]) -> str:
+    if not known:
+        return "remove it or check its spelling against the README's spec format"
+    return f"remove it; the fields here are {', '.join(known)}"
 
 
 def _file_name_checks(spec: Spec, path: Path, raw: PositionedData) -> List[SpecError]:
@@ -160,7 +390,11 @@ def _load_svg(spec: Spec, path: Path, raw: PositionedData) -> Optional[str]:
     if value.startswith("<svg"):
         return value
     if not value.endswith(".svg"):
-        raise SpecError(where, "svg is inline '<svg ...>' text or a sidecar file name ending .svg")
+        raise SpecError(
+            where,
+            "svg is inline '<svg ...>' text or a sidecar file name ending .svg",
+            "e.g. svg: 142_rms_norm_backward.svg",
+        )
     if "/" in value or "\\" in value or value.startswith(".") or value != Path(value).name:
         raise SpecError(
             where,
@@ -169,10 +403,16 @@ def _load_svg(spec: Spec, path: Path, raw: PositionedData) -> Optional[str]:
         )
     sidecar = path.parent / value
     if sidecar.is_symlink() or not sidecar.is_file():
-        raise SpecError(where, f"sidecar SVG {value!r} not found next to the spec")
+        raise SpecError(
+            where,
+            f"sidecar SVG {value!r} not found next to the spec",
+            "put the file in the spec's folder, or write the '<svg ...>' inline",
+        )
     text = read_text(sidecar, str(Path(raw.file).parent / value)).strip()
     if not text.startswith("<svg"):
-        raise SpecError(where, f"sidecar {value!r} does not start with '<svg'")
+        raise SpecError(
+            where, f"sidecar {value!r} does not start with '<svg'", "give it an SVG file"
+        )
     return text
 
 
@@ -276,7 +516,11 @@ def _validate_signature(view: SignatureView) -> Iterable[Issue]:
     seen: Dict[str, int] = {}
     for i, p in enumerate(view.spec.signature):
         if p.name in seen:
-            yield ("signature", i, "name"), f"duplicate parameter name {p.name!r}", ""
+            yield (
+                ("signature", i, "name"),
+                f"duplicate parameter name {p.name!r}",
+                "rename one of them",
+            )
         seen[p.name] = i
     if not view.outputs:
         yield ("signature",), "the signature has no out or inout tensor", "solve must write one"
@@ -314,7 +558,11 @@ def _check_overrides(
     the signature's) evaluate to non-negative values for the case's sizes."""
     for key, shape in overrides.items():
         if key not in view.params or not view.params[key].is_tensor:
-            yield where + (key,), f"{key!r} is not a tensor parameter", ""
+            yield (
+                where + (key,),
+                f"{key!r} is not a tensor parameter",
+                "use the name of a tensor in the signature",
+            )
             continue
         yield from _check_shape_names(view, key, shape, where + (key,))
     if any(not isinstance(sizes.get(n), int) for n in size_names(view.spec)):
@@ -393,7 +641,7 @@ def _validate_functional(view: SignatureView) -> Iterable[Issue]:
     for i, case in enumerate(spec.functional):
         base = ("functional", i)
         if case.name in case_names:
-            yield base + ("name",), f"duplicate case name {case.name!r}", ""
+            yield base + ("name",), f"duplicate case name {case.name!r}", "rename one of them"
         case_names[case.name] = i
         if case.example_number > len(spec.examples):
             yield (
@@ -420,10 +668,18 @@ def _validate_defaults(view: SignatureView) -> Iterable[Issue]:
     params = view.params
     for key in view.spec.defaults.scalars:
         if key not in params or params[key].is_tensor:
-            yield ("defaults", "scalars", key), f"{key!r} is not a scalar parameter", ""
+            yield (
+                ("defaults", "scalars", key),
+                f"{key!r} is not a scalar parameter",
+                "use the name of a scalar in the signature",
+            )
     for key in view.spec.defaults.inputs:
         if key not in params or params[key] not in view.inputs:
-            yield ("defaults", "inputs", key), f"{key!r} is not an input tensor", ""
+            yield (
+                ("defaults", "inputs", key),
+                f"{key!r} is not an input tensor",
+                "use the name of an in or inout tensor",
+            )
 
 
 def _validate_performance(view: SignatureView) -> Iterable[Issue]:
@@ -444,10 +700,18 @@ def _validate_performance(view: SignatureView) -> Iterable[Issue]:
     yield from _check_perf_size(spec, view.tensors, perf.scalars, perf.shapes)
     for j, name in enumerate(perf.shown or []):
         if name not in view.params or view.params[name].is_tensor:
-            yield ("performance", "shown", j), f"{name!r} is not a scalar parameter", ""
+            yield (
+                ("performance", "shown", j),
+                f"{name!r} is not a scalar parameter",
+                "use the name of a scalar in the signature",
+            )
     try:
         if eval_size_expression(perf.min_bytes, perf.scalars) <= 0:
-            yield ("performance", "min_bytes"), "min_bytes must be positive", ""
+            yield (
+                ("performance", "min_bytes"),
+                "min_bytes must be positive",
+                "the least bytes a kernel moves, e.g. '2 * N * 4'",
+            )
     except ValueError as exc:
         yield ("performance", "min_bytes"), f"min_bytes: {exc}", "e.g. '3 * N * C * 4'"
     for i, base in enumerate(perf.baselines):
@@ -458,7 +722,11 @@ def _validate_mutants(view: SignatureView) -> Iterable[Issue]:
     mutant_names = set()
     for i, mutant in enumerate(view.spec.mutants):
         if mutant.name in mutant_names:
-            yield ("mutants", i, "name"), f"duplicate mutant name {mutant.name!r}", ""
+            yield (
+                ("mutants", i, "name"),
+                f"duplicate mutant name {mutant.name!r}",
+                "rename one of them",
+            )
         mutant_names.add(mutant.name)
         yield from _check_code(mutant.code, ("mutants", i, "code"))
         for j, name in enumerate(mutant.caught_by or []):
@@ -480,7 +748,11 @@ def _validate_accuracy_floor(view: SignatureView) -> Iterable[Issue]:
     if floor is None:
         return
     if floor.output not in view.params or view.params[floor.output] not in view.outputs:
-        yield ("accuracy_floor", "output"), f"{floor.output!r} is not an output tensor", ""
+        yield (
+            ("accuracy_floor", "output"),
+            f"{floor.output!r} is not an output tensor",
+            "use the name of an out or inout tensor",
+        )
     yield from _check_code(floor.baseline, ("accuracy_floor", "baseline"), mode="eval")
 
 
@@ -491,16 +763,24 @@ def _validate_scaffold(view: SignatureView) -> Iterable[Issue]:
             yield (
                 ("difficulty",),
                 "easy challenges carry kernel scaffolds: add 'scaffold: {kernel: NAME, grid: [N]}'",
-                "",
+                "or make the challenge medium",
             )
         return
     if not IDENT_RE.match(spec.scaffold.kernel):
-        yield ("scaffold", "kernel"), "kernel name must be an identifier", ""
+        yield ("scaffold", "kernel"), "kernel name must be an identifier", "e.g. leaky_relu_kernel"
     for j, name in enumerate(spec.scaffold.grid):
         if name not in params or params[name].is_tensor or not _is_size(params[name]):
-            yield ("scaffold", "grid", j), f"{name!r} is not a size parameter (int32 or size_t)", ""
+            yield (
+                ("scaffold", "grid", j),
+                f"{name!r} is not a size parameter (int32 or size_t)",
+                "use an int32 or size_t scalar of the signature",
+            )
     if spec.difficulty != "easy":
-        yield ("scaffold",), "only easy challenges have a scaffold; medium/hard start empty", ""
+        yield (
+            ("scaffold",),
+            "only easy challenges have a scaffold; medium/hard start empty",
+            "drop 'scaffold', or make the challenge easy",
+        )
     yield from _validate_starter_scaffolds(view)
 
 
@@ -519,7 +799,9 @@ def _validate_starter_scaffolds(view: SignatureView) -> Iterable[Issue]:
             yield where, f"{key!r} is not a scaffolded language", f"use one of {scaffolded}"
             continue
         if variant.kernel is not None and not IDENT_RE.match(variant.kernel):
-            yield where + ("kernel",), "kernel name must be an identifier", ""
+            yield where + (
+                "kernel",
+            ), "kernel name must be an identifier", "use letters, digits and _"
         if variant.parameters is not None:
             if len(variant.parameters) != len(spec.signature):
                 yield (
@@ -530,17 +812,20 @@ def _validate_starter_scaffolds(view: SignatureView) -> Iterable[Issue]:
                 )
             for j, name in enumerate(variant.parameters):
                 if not IDENT_RE.match(name):
-                    yield where + ("parameters", j), f"{name!r} is not an identifier", ""
+                    problem = f"{name!r} is not an identifier"
+                    yield where + ("parameters", j), problem, "use letters, digits and _"
         if variant.grid is not None:
             if len(spec.scaffold.grid) != 1:
-                yield where + ("grid",), "a grid expression is for 1-D scaffolds", ""
+                problem = "a grid expression is for 1-D scaffolds"
+                yield where + ("grid",), problem, "drop it, or give scaffold.grid one size"
             try:
                 expr = shapes.parse(variant.grid)
                 missing = [n for n in shapes.names(expr) if n not in sizes]
                 if missing:
-                    yield where + ("grid",), f"{missing[0]!r} is not a size parameter", ""
+                    problem = f"{missing[0]!r} is not a size parameter"
+                    yield where + ("grid",), problem, "use the size scalars of the signature"
             except shapes.ShapeError as exc:
-                yield where + ("grid",), str(exc), ""
+                yield where + ("grid",), str(exc), "write arithmetic of sizes, e.g. N // 2"
 
 
 def _validate_exploded_solve(view: SignatureView) -> Iterable[Issue]:
@@ -776,7 +1061,10 @@ def _validate_distributed(view: SignatureView) -> Iterable[Issue]:
     for j, name in enumerate(layout.split):
         p = view.params.get(name)
         if p is None or not p.is_tensor:
-            yield ("distributed", "split", j), f"{name!r} is not a tensor parameter", ""
+            yield ("distributed", "split", j), (
+                f"{name!r} is not a tensor parameter",
+                "split names tensors of the signature",
+            )
         elif not p.shape or str(p.shape[0]) != layout.rows:
             yield (
                 ("distributed", "split", j),
@@ -784,7 +1072,10 @@ def _validate_distributed(view: SignatureView) -> Iterable[Issue]:
                 f"split only tensors of shape [{layout.rows}, ...]",
             )
         elif any(name in form.shapes for form in [*spec.examples, *spec.functional]):
-            yield ("distributed", "split", j), f"a case passes {name!r} in another shape", ""
+            yield ("distributed", "split", j), (
+                f"a case passes {name!r} in another shape",
+                "a split tensor keeps its signature shape in every case",
+            )
 
 
 #: one validator per spec section, run in this order (errors are reported in this order)
@@ -830,16 +1121,24 @@ def _check_scalar_values(
     names = {p.name: p for p in scalars}
     for key, value in (own if own is not None else values).items():
         if key not in names:
-            yield where + (key,), f"{key!r} is not a scalar parameter", ""
+            yield (
+                where + (key,),
+                f"{key!r} is not a scalar parameter",
+                "use the name of a scalar in the signature",
+            )
             continue
         p = names[key]
         low, high = SCALAR_RANGES.get(p.dtype, (None, None))
         if _is_size(p) and (not isinstance(value, int) or isinstance(value, bool)):
-            yield where + (key,), f"{key!r} is {p.dtype}: give an integer", ""
+            yield where + (key,), f"{key!r} is {p.dtype}: give an integer", "e.g. 1024"
         elif isinstance(value, float) and not math.isfinite(value):
-            yield where + (key,), f"{key!r} must be finite", ""
+            yield where + (key,), f"{key!r} must be finite", "write a finite number"
         elif low is not None and not low <= value < high:
-            yield where + (key,), f"{key!r} does not fit in {p.dtype}", ""
+            yield (
+                where + (key,),
+                f"{key!r} does not fit in {p.dtype}",
+                f"use a value from {low} to {high - 1}",
+            )
     for p in scalars:
         if p.name not in values:
             yield where, f"no value for scalar {p.name!r}", "add it here or under defaults.scalars"
@@ -849,7 +1148,9 @@ def _check_scalar_values(
             value = values[p.name]
             least = 1 if p.name in whole else 0
             if isinstance(value, int) and not isinstance(value, bool) and value < least:
-                yield where + (p.name,), f"size {p.name!r} must be at least {least}", ""
+                yield where + (
+                    p.name,
+                ), f"size {p.name!r} must be at least {least}", f"use {least} or more"
 
 
 def _check_example(spec, index, params, inputs, outputs) -> Iterable[Issue]:
@@ -858,16 +1159,32 @@ def _check_example(spec, index, params, inputs, outputs) -> Iterable[Issue]:
     label = example_label(spec, index)
     for key in ex.inputs:
         if key not in params or params[key] not in inputs:
-            yield base + ("inputs", key), f"{key!r} is not an input tensor", ""
+            yield (
+                base + ("inputs", key),
+                f"{key!r} is not an input tensor",
+                "use the name of an in or inout tensor",
+            )
     for key in ex.outputs:
         if key not in params or params[key] not in outputs:
-            yield base + ("outputs", key), f"{key!r} is not an output tensor", ""
+            yield (
+                base + ("outputs", key),
+                f"{key!r} is not an output tensor",
+                "use the name of an out or inout tensor",
+            )
     for p in inputs:
         if p.name not in ex.inputs:
-            yield base + ("inputs",), f"{label} gives no value for input {p.name!r}", ""
+            yield (
+                base + ("inputs",),
+                f"{label} gives no value for input {p.name!r}",
+                "add it under inputs",
+            )
     for p in outputs:
         if p.name not in ex.outputs:
-            yield base + ("outputs",), f"{label} gives no expected {p.name!r}", ""
+            yield (
+                base + ("outputs",),
+                f"{label} gives no expected {p.name!r}",
+                "add its hand-computed value under outputs",
+            )
     if any(p.name not in ex.scalars for p in spec.signature if not p.is_tensor):
         return
     if any(not isinstance(ex.scalars[n], int) for n in size_names(spec)):
@@ -883,7 +1200,7 @@ def _check_example(spec, index, params, inputs, outputs) -> Iterable[Issue]:
                         base + (group, key),
                         f"{key!r} has shape {list(got)} but the signature and {label}'s "
                         f"sizes give {list(want)}",
-                        "",
+                        "make the literal match that shape, or fix the example's sizes",
                     )
 
 
@@ -908,7 +1225,11 @@ def _check_inputs(spec, params, inputs, own, scalars, where, overrides=None) -> 
     order = [p.name for p in inputs]
     for key in own:
         if key not in params or params[key] not in inputs:
-            yield where + (key,), f"{key!r} is not an input tensor", ""
+            yield (
+                where + (key,),
+                f"{key!r} is not an input tensor",
+                "use the name of an in or inout tensor",
+            )
     for p in inputs:
         if p.name not in merged:
             yield where, f"no distribution for input {p.name!r}", "add it or give a default"
@@ -923,9 +1244,17 @@ def _check_distribution(p: Param, dist: Distribution, params, order, scalars, lo
     if kind in ("uniform", "randint"):
         low, high = getattr(dist, kind)
         if not low < high:
-            yield loc, f"{kind} needs low < high, got [{low}, {high}]", ""
+            yield (
+                loc,
+                f"{kind} needs low < high, got [{low}, {high}]",
+                "give [low, high] with low < high",
+            )
     if kind == "normal" and not dist.normal[1] >= 0:
-        yield loc, "normal needs a non-negative standard deviation", ""
+        yield (
+            loc,
+            "normal needs a non-negative standard deviation",
+            "give [mean, std] with std >= 0",
+        )
     if kind in ("uniform", "normal") and not lookup(p.dtype).is_float:
         yield loc, f"{kind} draws floats but {p.name!r} is {p.dtype}", "use randint"
     if isinstance(dist, Values):
@@ -934,17 +1263,37 @@ def _check_distribution(p: Param, dist: Distribution, params, order, scalars, lo
         if want is not None and min(want, default=0) >= 0:
             got = literal_shape(dist.values)
             if got != want:
-                yield loc, f"values have shape {list(got)}, the case's sizes give {list(want)}", ""
+                yield (
+                    loc,
+                    f"values have shape {list(got)}, the case's sizes give {list(want)}",
+                    "make the literal match that shape, or fix the case's sizes",
+                )
     if isinstance(dist, Correlated):
         src = dist.correlated.source
         if src not in params or not params[src].is_tensor:
-            yield loc, f"correlated source {src!r} is not a tensor parameter", ""
+            yield (
+                loc,
+                f"correlated source {src!r} is not a tensor parameter",
+                "name a tensor input of the signature",
+            )
         elif src not in order or order.index(src) >= order.index(p.name):
-            yield loc, f"correlated source {src!r} must be an input listed before {p.name!r}", ""
+            yield (
+                loc,
+                f"correlated source {src!r} must be an input listed before {p.name!r}",
+                "list the source first in the signature, or correlate with an earlier input",
+            )
         elif resolve_shape(params[src], scalars, overrides) != resolve_shape(p, scalars, overrides):
-            yield loc, f"correlated source {src!r} has another shape than {p.name!r}", ""
+            yield (
+                loc,
+                f"correlated source {src!r} has another shape than {p.name!r}",
+                "correlate tensors of the same shape",
+            )
         if dist.correlated.noise[1] < 0:
-            yield loc, "noise needs a non-negative standard deviation", ""
+            yield (
+                loc,
+                "noise needs a non-negative standard deviation",
+                "give [mean, std] with std >= 0",
+            )
 
 
 def _check_perf_size(spec: Spec, tensors: List[Param], scalars, overrides) -> Iterable[Issue]:
@@ -971,7 +1320,11 @@ def _check_code(code: str, where: PathKey, mode: str = "exec") -> Iterable[Issue
     try:
         ast.parse(code, mode=mode)
     except SyntaxError as exc:
-        yield where, f"not valid Python: {exc.msg} (line {exc.lineno} of the block)", ""
+        yield (
+            where,
+            f"not valid Python: {exc.msg} (line {exc.lineno} of the block)",
+            "fix the Python at that line of the block",
+        )
 
 
 def _check_oracle(spec, params, inputs, outputs) -> Iterable[Issue]:
@@ -981,12 +1334,24 @@ def _check_oracle(spec, params, inputs, outputs) -> Iterable[Issue]:
         return
     yield from _check_code(oracle.forward, ("oracle", "forward"), mode="eval")
     if oracle.grad_output not in params or params[oracle.grad_output] not in inputs:
-        yield ("oracle", "grad_output"), f"{oracle.grad_output!r} is not an input tensor", ""
+        yield (
+            ("oracle", "grad_output"),
+            f"{oracle.grad_output!r} is not an input tensor",
+            "name an in or inout tensor",
+        )
     for key, out in oracle.gradients.items():
         if key not in params or params[key] not in inputs:
-            yield ("oracle", "gradients", key), f"{key!r} is not an input tensor", ""
+            yield (
+                ("oracle", "gradients", key),
+                f"{key!r} is not an input tensor",
+                "name an in or inout tensor",
+            )
         if out not in params or params[out] not in outputs:
-            yield ("oracle", "gradients", key), f"{out!r} is not an output tensor", ""
+            yield (
+                ("oracle", "gradients", key),
+                f"{out!r} is not an output tensor",
+                "name an out or inout tensor",
+            )
 
 
 _ALLOWED_BINOPS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Pow)

@@ -8,6 +8,7 @@ error can point at the exact YAML node.
 from __future__ import annotations
 
 import ast
+import difflib
 import math
 from typing import Annotated, Any, ClassVar, Dict, List, Literal, Optional, Union
 
@@ -23,7 +24,22 @@ from pydantic import (
 )
 
 from generator.dtypes import SCALAR_DTYPES, TENSOR_DTYPES
-from generator.naming import IDENT_RE, SLUG_RE, URL_NAME_RE, forbidden_name_reason
+from generator.naming import IDENT_RE, SLUG_RE, URL_NAME_RE, URL_NAME_RULE, forbidden_name_reason
+
+
+class SpecValueError(ValueError):
+    """A field's value is wrong: the message, what to do (`hint`), and optionally the sub-field
+    it is about (`at`, e.g. a parameter's "dtype"), so the error points at that node."""
+
+    def __init__(self, message: str, hint: str = "", at: Optional[str] = None):
+        super().__init__(message)
+        self.hint = hint
+        self.at = at
+
+
+def _did_you_mean(word: str, choices: Any, otherwise: str) -> str:
+    near = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return f"did you mean {near[0]!r}?" if near else otherwise
 
 
 class Strict(BaseModel):
@@ -41,16 +57,27 @@ def _check_nested(value: Any) -> Any:
 
     def shape_of(v: Any, depth: int) -> tuple:
         if depth > 8:
-            raise ValueError("literal tensors have at most 8 dimensions")
+            raise SpecValueError(
+                "literal tensors have at most 8 dimensions",
+                "write at most 8 levels of nested lists",
+            )
         if isinstance(v, bool) or not isinstance(v, (int, float, list)):
-            raise ValueError(f"literal tensor data holds numbers only, found {v!r}")
+            raise SpecValueError(
+                f"literal tensor data holds numbers only, found {v!r}",
+                "write numbers (1.0, -2, .inf), not text or true/false",
+            )
         if not isinstance(v, list):
             return ()
         if not v:
-            raise ValueError("literal tensor data has an empty list")
+            raise SpecValueError(
+                "literal tensor data has an empty list", "give every list at least one number"
+            )
         inner = [shape_of(item, depth + 1) for item in v]
         if any(s != inner[0] for s in inner):
-            raise ValueError("literal tensor data is ragged: rows differ in length")
+            raise SpecValueError(
+                "literal tensor data is ragged: rows differ in length",
+                "give every row the same number of entries",
+            )
         return (len(v),) + inner[0]
 
     shape_of(value, 0)
@@ -75,10 +102,12 @@ class Param(Strict):
     @classmethod
     def _name(cls, v: str) -> str:
         if not IDENT_RE.match(v):
-            raise ValueError("must be an identifier (letters, digits, underscore)")
+            raise SpecValueError(
+                "must be an identifier (letters, digits, underscore)", "e.g. x, dy or n_rows"
+            )
         reason = forbidden_name_reason(v)
         if reason:
-            raise ValueError(f"{v!r} is {reason}; choose another name")
+            raise SpecValueError(f"{v!r} is {reason}; choose another name", "e.g. x, dy or n_rows")
         return v
 
     @property
@@ -89,28 +118,42 @@ class Param(Strict):
     def _kind(self) -> "Param":
         if self.is_tensor:
             if self.dtype not in TENSOR_DTYPES:
-                raise ValueError(
-                    f"tensor dtype {self.dtype!r} is unknown; use one of {', '.join(TENSOR_DTYPES)}"
+                raise SpecValueError(
+                    f"tensor dtype {self.dtype!r} is unknown; tensors are "
+                    f"{', '.join(TENSOR_DTYPES)}",
+                    _did_you_mean(self.dtype, TENSOR_DTYPES, "pick one of them"),
+                    at="dtype",
                 )
             _check_shape_entries(self.shape)
         else:
             if self.dtype not in SCALAR_DTYPES:
-                raise ValueError(
+                raise SpecValueError(
                     f"scalar dtype {self.dtype!r} is not allowed; scalars are "
-                    f"{' or '.join(SCALAR_DTYPES)} (give a tensor a 'shape')"
+                    f"{' or '.join(SCALAR_DTYPES)}",
+                    _did_you_mean(self.dtype, SCALAR_DTYPES, "or give a tensor a 'shape'"),
+                    at="dtype",
                 )
             if self.direction != "in":
-                raise ValueError("scalars are always direction 'in'")
+                raise SpecValueError(
+                    "scalars are always direction 'in'",
+                    "drop 'direction', or give the parameter a 'shape' to make it a tensor",
+                    at="direction",
+                )
         return self
 
 
 def _check_shape_entries(shape: List[Any]) -> None:
     """The form of each entry; what it names and evaluates to is checked against the cases."""
     if len(shape) > MAX_RANK:
-        raise ValueError(f"tensors have at most {MAX_RANK} dimensions")
+        raise SpecValueError(
+            f"tensors have at most {MAX_RANK} dimensions", "flatten some dimensions into one"
+        )
     for dim in shape:
         if isinstance(dim, bool) or (isinstance(dim, int) and dim < 1):
-            raise ValueError("shape entries are positive integers, size names or expressions")
+            raise SpecValueError(
+                "shape entries are positive integers, size names or expressions",
+                "e.g. [N, 2 * C] or [(K + 1) // 2]",
+            )
 
 
 #: the highest tensor rank a signature, case or example may use
@@ -213,7 +256,10 @@ class Case(Strict):
     def _example_alone(self) -> "Case":
         if self.from_example is not False and self.from_example is not True:
             if self.from_example < 1:
-                raise ValueError("from_example is true or an example's number (1, 2, ...)")
+                raise SpecValueError(
+                    "from_example is true or an example's number (1, 2, ...)",
+                    "write from_example: true (the first) or 1, 2, ...",
+                )
         own = (
             self.scalars
             or self.inputs
@@ -222,9 +268,10 @@ class Case(Strict):
             or self.prefill is not None
         )
         if self.from_example and (own or self.descriptors):
-            raise ValueError(
+            raise SpecValueError(
                 "a case with from_example takes no scalars, inputs, shapes, seed, prefill or "
-                "descriptors"
+                "descriptors",
+                "drop those fields, or drop from_example and give the case its own data",
             )
         return self
 
@@ -237,7 +284,10 @@ class Case(Strict):
     @classmethod
     def _case_name(cls, v: str) -> str:
         if not SLUG_RE.match(v):
-            raise ValueError("case names are lowercase words joined by underscores")
+            raise SpecValueError(
+                "case names are lowercase words joined by underscores",
+                "e.g. single_element or large_n",
+            )
         return v
 
 
@@ -371,9 +421,15 @@ class Oracle(Strict):
     def _one_form(self) -> "Oracle":
         autograd = (self.forward, self.grad_output, self.gradients)
         if self.code is not None and any(v is not None for v in autograd):
-            raise ValueError("give either 'code' or 'forward'/'grad_output'/'gradients', not both")
+            raise SpecValueError(
+                "give either 'code' or 'forward'/'grad_output'/'gradients', not both",
+                "keep one form (see 'oracle' in the README's spec format)",
+            )
         if self.code is None and not all(v is not None for v in autograd):
-            raise ValueError("give 'code', or all of 'forward', 'grad_output' and 'gradients'")
+            raise SpecValueError(
+                "give 'code', or all of 'forward', 'grad_output' and 'gradients'",
+                "see 'oracle' in the README's spec format",
+            )
         return self
 
 
@@ -461,7 +517,9 @@ class Spec(Strict):
     def _one_example_key(cls, data: Any) -> Any:
         if isinstance(data, dict) and "example" in data:
             if "examples" in data:
-                raise ValueError("give 'example' (one) or 'examples' (a list), not both")
+                raise SpecValueError(
+                    "give 'example' (one) or 'examples' (a list), not both", "keep one of them"
+                )
             data = {("examples" if k == "example" else k): v for k, v in data.items()}
             data["examples"] = [data["examples"]]
         return data
@@ -485,17 +543,14 @@ class Spec(Strict):
     @classmethod
     def _display_name(cls, v: str) -> str:
         if not URL_NAME_RE.match(v) or len(v) > 80:
-            raise ValueError(
-                "the display name must be URL-friendly: letters and digits in words separated "
-                "by single spaces or hyphens (e.g. 'RMS Norm Backward')"
-            )
+            raise ValueError(f"the display name, at most 80 characters, is {URL_NAME_RULE}")
         return v
 
     @field_validator("atol", "rtol")
     @classmethod
     def _finite(cls, v: float) -> float:
         if not math.isfinite(v):
-            raise ValueError("must be a finite number")
+            raise SpecValueError("must be a finite number", "e.g. 1.0e-5")
         return v
 
     @field_validator("reference")
@@ -510,14 +565,22 @@ class Spec(Strict):
             return v
         tree = ast.parse(_check_python(v, "reference_helpers"))
         if not tree.body:
-            raise ValueError("reference_helpers defines nothing")
+            raise SpecValueError(
+                "reference_helpers defines nothing",
+                "add a def, a constant or an import, or drop reference_helpers",
+            )
         for node in tree.body:
             problem = _helper_statement_problem(node)
             if problem:
-                raise ValueError(f"reference_helpers line {node.lineno}: {problem}")
+                raise SpecValueError(
+                    f"reference_helpers line {node.lineno}: {problem}",
+                    "move that code into a function, or into 'reference'",
+                )
             for name in helper_names(node):
                 if name in HELPER_CLASHES or name.startswith("generate_"):
-                    raise ValueError(f"helper {name!r} would replace a name chgen writes")
+                    raise SpecValueError(
+                        f"helper {name!r} would replace a name chgen writes", "rename it"
+                    )
         return v
 
     @property
@@ -529,7 +592,10 @@ def _check_python(code: str, what: str) -> str:
     try:
         ast.parse(code)
     except SyntaxError as exc:
-        raise ValueError(f"{what} is not valid Python: {exc.msg} (line {exc.lineno})") from None
+        raise SpecValueError(
+            f"{what} is not valid Python: {exc.msg} (line {exc.lineno})",
+            "fix the Python at that line of the block",
+        ) from None
     return code
 
 

@@ -48,6 +48,7 @@ def changed_values(files: dict) -> dict:
         "prebuilt_build": {"ok": True},
         "case_names": ["basic"],
         "max_case_elements": 10,
+        "cpu_max_elements": 1_000_000,
         "min_bytes": 4.0,
         "perf_options": {"repeats": 3},
         "mojo_runtime": files["runtime/libA.so"].parent,

@@ -115,12 +115,20 @@ def test_report_derives_bandwidth_from_declared_traffic():
     assert data["spread"] == 0.0 and data["reps"] == 3
 
 
-def test_time_solution_on_cpu_measures_copy_bandwidth():
+def test_time_solution_on_cpu_reports_no_bandwidth():
+    """A CPU run times the call; GB/s and % of copy are a GPU's measure only."""
     src = torch.ones(1 << 18)
     dst = torch.empty_like(src)
     report = time_solution(lambda: dst.copy_(src), "cpu", FAST, min_bytes=2 * 4 * (1 << 18))
     data = report.to_json()
-    assert data["copy_gbps"] > 0 and data["gbps"] > 0 and data["clock"] == "host"
+    assert data["median_ms"] > 0 and data["clock"] == "host"
+    assert data["copy_gbps"] is None and data["gbps"] is None and data["pct_of_copy"] is None
+
+
+def test_bandwidth_is_reported_for_a_gpu_timing_only():
+    timing = Timing([2.0, 2.0, 2.0], "host", True, 0.1)
+    cpu = PerfReport(timing, copy_gbps=1000.0, min_bytes=1e9, on_gpu=False).to_json()
+    assert cpu["gbps"] is None and cpu["pct_of_copy"] is None and cpu["median_ms"] == 2.0
 
 
 @pytest.mark.gpu

@@ -30,7 +30,7 @@ class Challenge(ChallengeBase):
         }
 
     def _make(self, input: torch.Tensor, N: int, num_bins: int) -> Dict[str, Any]:
-        """One test case in solve order, outputs pre-filled with 123.0."""
+        """One test case in solve order, outputs pre-filled with 123."""
         return {
             "input": input,
             "histogram": torch.full((num_bins,), 123, device=self.device, dtype=torch.int32),
