@@ -154,9 +154,10 @@ def crosscheck_line(check: Dict[str, Any]) -> str:
         text += f", {'within' if check['agree'] else 'NOT within'} {AGREEMENT:.0%}"
     if check.get("flush"):
         own = _ms(check, "do_bench_own_flush_ms")
-        text += f"; do_bench given the judge's L2 flush (with its own: {own})"
+        text += f"; do_bench's L2 flush: {check['flush']} (with its own: {own})"
     if check.get("judge_run_ms") is not None:
-        text += f"; the judge run's median {check['judge_run_ms']:.4f} ms"
+        run_ratio = check["judge_run_ms"] / check["do_bench_ms"]
+        text += f"; the judge run's median {check['judge_run_ms']:.4f} ms (ratio {run_ratio:.3f})"
     return text
 
 

@@ -13,7 +13,14 @@ import pytest
 import torch
 
 from benchmarks.gpu_judge import add_checks, harness_checks, merge_checks, run_check
-from benchmarks.harness_check import CROSSCHECK_JOBS, crosscheck_one, dispatch_floor
+from benchmarks.harness_check import (
+    CROSSCHECK_JOBS,
+    DO_BENCH_FLUSH,
+    JUDGE_FLUSH,
+    FlushNotReplaced,
+    crosscheck_one,
+    dispatch_floor,
+)
 from benchmarks.results_files import write_results
 from generator.judge.bundle import build_bundle
 from generator.judge.plan import Plan, PlanChallenge, PlanJob
@@ -90,7 +97,7 @@ def test_checks_go_into_the_meta_with_the_judge_runs_own_median():
     assert report["meta"]["dispatch_floor"]["add_ms"] == 0.0123
     assert lines[0].startswith(f"{KEY_142}: Harness cross-check (CUDA optimized): judge 0.1947 ms")
     assert "(ratio 1.003), within 5%" in lines[0] and "the judge run's median 0.1950 ms" in lines[0]
-    assert "with its own: 0.2005 ms" in lines[0]
+    assert "with its own: 0.2005 ms" in lines[0] and "(ratio 1.003)" in lines[0]
     assert "(ratio 0.884), NOT within 5%" in lines[1]
     assert lines[2].startswith("JAX dispatch floor: jitted x + 0 0.0123 ms, pallas_call identity ")
     assert "not measured (RuntimeError: no)" in lines[2] and "8x128" in lines[2]
@@ -166,11 +173,20 @@ def test_the_cross_check_times_through_the_judges_function_and_the_adapter(judge
         return 0.5 if judge_flush else 0.6
 
     entry = crosscheck_one(_fixture_job(), SCALED_ADD, "cpu", judge_cache, 0.1, bench)
-    assert calls == [True, False]
+    assert calls == [False, True]
     assert entry["name"] == "PyTorch optimized" and entry["judge_ms"] > 0
     assert entry["ratio"] == pytest.approx(entry["judge_ms"] / 0.5)
     assert entry["agree"] == (abs(entry["ratio"] - 1) <= 0.05)
     assert entry["do_bench_own_flush_ms"] == 0.6 and entry["judge_reps"] >= 5
+    assert entry["flush"] == JUDGE_FLUSH
+
+    def old_triton(run, judge_flush):
+        if judge_flush:
+            raise FlushNotReplaced("no clear_cache")
+        return 0.6
+
+    entry = crosscheck_one(_fixture_job(), SCALED_ADD, "cpu", judge_cache, 0.1, old_triton)
+    assert entry["flush"] == DO_BENCH_FLUSH and entry["do_bench_ms"] == 0.6
 
 
 @pytest.mark.slow
