@@ -169,10 +169,10 @@ def dispatch_floor_line(floor: Dict[str, Any]) -> str:
         error = floor.get(key.replace("_ms", "_error")) or floor.get("error")
         figure = f"not measured ({error})" if floor.get(key) is None else _ms(floor, key)
         parts.append(f"{label} {figure}")
-    where = f" on a {shape} float32 array" if shape else ""
+    where = f"{shape} float32, " if shape else ""
     return (
-        f"JAX dispatch floor: {', '.join(parts)}{where}, timed as the judge times a JAX solution "
-        "(every JAX median above includes it)"
+        f"JAX dispatch floor: {', '.join(parts)} ({where}timed as the judge times a JAX "
+        "solution; every JAX median includes it)"
     )
 
 

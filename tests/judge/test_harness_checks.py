@@ -100,7 +100,7 @@ def test_checks_go_into_the_meta_with_the_judge_runs_own_median():
     assert "with its own: 0.2005 ms" in lines[0] and "(ratio 1.003)" in lines[0]
     assert "(ratio 0.884), NOT within 5%" in lines[1]
     assert lines[2].startswith("JAX dispatch floor: jitted x + 0 0.0123 ms, pallas_call identity ")
-    assert "not measured (RuntimeError: no)" in lines[2] and "8x128" in lines[2]
+    assert "not measured (RuntimeError: no)" in lines[2] and "(8x128 float32, timed as" in lines[2]
 
 
 def test_a_failed_step_is_an_error_for_every_solution_it_was_to_measure():
