@@ -66,7 +66,7 @@ DEADLINE_S = 360.0
 SEEDS = "0,1,2,3,4"
 HARNESS = ROOT / "benchmarks" / "harness_check.py"
 #: Each harness check (a child process: start-up, compilation, timing) ends within this.
-HARNESS_TIMEOUT_S = 150.0
+HARNESS_TIMEOUT_S = 90.0
 
 
 def build(out: Path, jobs: int) -> int:
