@@ -241,3 +241,34 @@ def test_the_dispatch_floor_on_a_gpu(tmp_path):
     floor = dispatch_floor("cuda", 1.0, tmp_path)
     assert floor["add_ms"] > 0 and floor["pallas_identity_ms"] > 0, floor
     assert floor["clock"] == "cuda_events"
+
+
+def test_the_checks_come_before_the_judge_run_and_shorten_its_deadline(tmp_path, monkeypatch):
+    """On a GPU with timing: checks first, their time off the deadline, their results merged."""
+    import benchmarks.gpu_judge as gpu_judge
+    import generator.judge.commands as commands
+
+    order = []
+    # 30 s pass during the checks (a fixed clock otherwise: nvidia-smi's subprocess reads it too)
+    monkeypatch.setattr(gpu_judge.time, "monotonic", lambda: 130.0 if order else 100.0)
+
+    def checks(prebuilt, out, device, log):
+        order.append("checks")
+        return json.loads(json.dumps(CHECKS))
+
+    def judge_run(args, console, errors):
+        order.append(("judge", args.deadline_s))
+        args.json_out.write_text(json.dumps(_report()))
+        args.markdown_out.write_text("# run\n")
+        return 0
+
+    monkeypatch.setattr(gpu_judge, "harness_checks", checks)
+    monkeypatch.setattr(commands, "test_command", judge_run)
+    code = gpu_judge.run(tmp_path / "bundle", tmp_path, 1, 60.0, "cuda", True, "1")
+    assert code == 0 and order == ["checks", ("judge", gpu_judge.DEADLINE_S - 30.0)]
+    report = json.loads((tmp_path / "judge.json").read_text())
+    assert report["meta"]["crosscheck"][KEY_142]["judge_run_ms"] == 0.1950
+    assert "NOT within 5%" in (tmp_path / "run.log").read_text()
+    order.clear()
+    assert gpu_judge.run(tmp_path / "bundle", tmp_path, 1, 60.0, "cpu", True, "1") == 0
+    assert order == [("judge", gpu_judge.DEADLINE_S)]  # no GPU: no checks, the full deadline
