@@ -26,6 +26,15 @@ results files there, which `python benchmarks/results_files.py judge.json` makes
 afterwards anyway. Exit 0 when every job ended as expected and every spec-level proof held. About
 1.5 minutes of correctness, then timing until the deadline: the whole run stays within about 7
 minutes.
+
+On a GPU with the timed runs, two checks of the timing harness come first, on a quiet device, each
+in a child process (benchmarks/harness_check.py; a failure there is an error entry, never the end
+of the run), and their seconds come off the deadline: the optimized CUDA solutions of 142 and 143
+timed by the judge's timing function and by triton.testing.do_bench (with the judge's L2 flush),
+which must agree within 5%, and the JAX dispatch floor (a jitted `x + 0` and a `pallas_call`
+identity on a tiny array, timed as the judge times a JAX solution). Both go into judge.json's meta
+(`crosscheck`, by challenge, with the judge run's own median of that solution beside them, and
+`dispatch_floor`), judge.md and the results files; a line says whether the two timings agree.
 """
 
 from __future__ import annotations
@@ -36,8 +45,9 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
-from typing import Optional
+from typing import Any, Dict, List, Optional
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -54,6 +64,9 @@ PERF_BUDGET_S = 2.0
 DEADLINE_S = 360.0
 #: Every solution must pass every case for each of these seeds (the first is also timed).
 SEEDS = "0,1,2,3,4"
+HARNESS = ROOT / "benchmarks" / "harness_check.py"
+#: Each harness check (a child process: start-up, compilation, timing) ends within this.
+HARNESS_TIMEOUT_S = 90.0
 
 
 def build(out: Path, jobs: int) -> int:
@@ -104,6 +117,69 @@ def build(out: Path, jobs: int) -> int:
     return 1 if unexpected else 0
 
 
+def run_check(command: List[str], result: Path, timeout: float, log: Any) -> Dict[str, Any]:
+    """Run one harness check in a child process; its JSON result, or `{"error"}` saying why
+    there is none (it failed, crashed or ran past `timeout`)."""
+    result.unlink(missing_ok=True)
+    inherited = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT)] + inherited))
+    # As in the judge's workers: JAX and torch share the GPU.
+    env["XLA_PYTHON_CLIENT_PREALLOCATE"] = "false"
+    try:
+        done = subprocess.run(
+            command, capture_output=True, text=True, timeout=timeout, env=env, cwd=ROOT
+        )
+    except subprocess.TimeoutExpired:
+        return {"error": f"did not finish within {timeout:.0f} s"}
+    except OSError as exc:
+        return {"error": f"could not start: {exc}"}
+    log.write(done.stdout + done.stderr)
+    if done.returncode != 0 or not result.is_file():
+        last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        return {"error": f"exit status {done.returncode}: {last[:300]}"}
+    try:
+        return json.loads(result.read_text())
+    except ValueError as exc:
+        return {"error": f"unreadable result: {exc}"}
+
+
+def harness_checks(
+    prebuilt: Path, out: Path, device: str, log: Any, timeout: float = HARNESS_TIMEOUT_S
+) -> Dict[str, Any]:
+    """The judge-vs-do_bench cross-check and the JAX dispatch floor, one child process each."""
+    found = {}
+    for step, extra in (("crosscheck", ["--prebuilt", str(prebuilt)]), ("dispatch", [])):
+        result = out / f"harness-{step}.json"
+        command = [sys.executable, str(HARNESS), step, "--device", device, "--json", str(result)]
+        command += ["--budget", str(PERF_BUDGET_S), *extra]
+        found[step] = run_check(command, result, timeout, log)
+    return found
+
+
+def merge_checks(report: Dict[str, Any], checks: Dict[str, Any]) -> List[str]:
+    """Put the harness checks into the report's meta (`crosscheck` by challenge, each with the
+    judge run's own median of the same solution; `dispatch_floor`); the lines that say how they
+    came out."""
+    from benchmarks.harness_check import CROSSCHECK_JOBS
+    from benchmarks.results_files import crosscheck_line, dispatch_floor_line
+
+    cross = checks.get("crosscheck") or {"error": "not run"}
+    if "error" in cross:  # the whole step failed: every solution it was to measure says so
+        cross = {j.split("/")[0]: {"job": j, "error": cross["error"]} for j in CROSSCHECK_JOBS}
+    rows = {row["id"]: row for row in report.get("rows", [])}
+    lines = []
+    for key, entry in cross.items():
+        perf = (rows.get(entry.get("job")) or {}).get("perf") or {}
+        entry["judge_run_ms"] = perf.get("median_ms")
+        lines.append(f"{key}: {crosscheck_line(entry)}")
+    meta = report.setdefault("meta", {})
+    meta["crosscheck"] = cross
+    floor = checks.get("dispatch") or {"error": "not run"}
+    meta["dispatch_floor"] = floor
+    lines.append(dispatch_floor_line(floor))
+    return lines
+
+
 class Tee(io.TextIOBase):
     """Writes to the terminal and to the run log."""
 
@@ -152,6 +228,16 @@ def run(
         except CommandError as exc:
             errors.print(f"error: {exc}", markup=False)
             return 1
+        checks: Optional[Dict[str, Any]] = None
+        deadline_s = DEADLINE_S
+        if perf and device.startswith("cuda"):
+            # First, on a quiet GPU; never skipped by the deadline, which they shorten instead.
+            started = time.monotonic()
+            console.print("harness checks: judge vs do_bench, JAX dispatch floor", markup=False)
+            checks = harness_checks(prebuilt, out, device, stdout)
+            deadline_s = max(0.0, DEADLINE_S - (time.monotonic() - started))
+        else:
+            console.print("harness checks: skipped (they time on a GPU)", markup=False)
         args = TestArgs(
             specs=[],
             device=device,
@@ -172,18 +258,37 @@ def run(
             solutions_dir=ROOT / "solutions",
             title=f"chgen judge run on {gpu}",
             perf_options={"budget_s": PERF_BUDGET_S},
-            deadline_s=DEADLINE_S,
+            deadline_s=deadline_s,
         )
         try:
             code = test_command(args, console, errors)
         except CommandError as exc:
             errors.print(f"error: {exc}", markup=False)
             return 1
+        if checks is not None:
+            add_checks(out, checks, console)
         if results is not None:
             report = json.loads((out / "judge.json").read_text())
             for path in write_results(report, results):
                 console.print(f"results file: {path}", markup=False)
         return code
+
+
+def add_checks(out: Path, checks: Dict[str, Any], console: Any) -> None:
+    """The harness checks into judge.json and judge.md, and their lines on the console."""
+    from generator.judge.report import write_json
+
+    try:
+        report = json.loads((out / "judge.json").read_text())
+        lines = merge_checks(report, checks)
+        write_json(out / "judge.json", report)
+        with open(out / "judge.md", "a") as markdown:
+            markdown.write("\n## Timing harness checks\n\n" + "".join(f"- {x}\n" for x in lines))
+    except (OSError, ValueError) as exc:
+        console.print(f"harness checks: not recorded in judge.json ({exc})", markup=False)
+        return
+    for line in lines:
+        console.print(line, markup=False)
 
 
 def main() -> int:

@@ -9,13 +9,16 @@ challenge with solutions or baselines it writes `<id>_<slug>-<tag>.json` with ex
      "results": [{"name", "language", "variant", "median_ms", "gbps", "pct_copy_bw",
                   "speedup"}],
      "strongest_baseline": {"name", "median_ms", "easier"} or null,
-     "crosscheck": {"name", "judge_ms", "do_bench_ms", "ratio"} or null}
+     "crosscheck": {"name", "judge_ms", "do_bench_ms", "ratio", ...} or null,
+     "dispatch_floor": {"add_ms", "pallas_identity_ms", ...} or null}
 
 (variant: naive | optimized | baseline; untimed entries have null timings). The strongest baseline
 is the fastest timed one; `easier` marks a baseline handed part of the answer (a name with
 "precomputed", e.g. rstd given), which the files label as an easier problem. `speedup` is the
 strongest baseline's median over the entry's. `crosscheck` is the judge's time of one solution
-beside triton.testing.do_bench's (benchmarks/gpu_judge.py records it). A Markdown rendering next
+beside triton.testing.do_bench's, and `dispatch_floor` what a trivial jitted JAX call costs timed
+as the judge times a JAX solution (benchmarks/harness_check.py measures both, gpu_judge.py records
+them in judge.json's meta). A Markdown rendering next
 to it also carries the run's spec-level proofs (mutants, oracle, accuracy floor) and the seeds
 every solution passed, when the run has them.
 """
@@ -38,6 +41,8 @@ from generator.languages import BY_KEY  # noqa: E402
 from generator.languages import packages as language_packages  # noqa: E402
 
 VARIANTS = ("naive", "optimized")
+#: The judge and do_bench agree when their medians' ratio is within this of 1.
+AGREEMENT = 0.05
 #: A baseline whose name says it was given a precomputed intermediate solves an easier problem.
 EASIER_MARK = "precomputed"
 #: Package versions worth recording, in the order the files list them: the judge's own, then every
@@ -129,6 +134,7 @@ def results_for(report: Dict[str, Any], challenge: str) -> Dict[str, Any]:
         "results": entries,
         "strongest_baseline": strongest,
         "crosscheck": (meta.get("crosscheck") or {}).get(challenge),
+        "dispatch_floor": meta.get("dispatch_floor"),
     }
 
 
@@ -146,6 +152,45 @@ def isolation_line(isolation: Dict[str, Any]) -> str:
     if isolation.get("file_size_limit_bytes"):
         parts.append(f"files up to {isolation['file_size_limit_bytes'] / 2**20:.0f} MiB")
     return "; ".join(parts)
+
+
+def crosscheck_line(check: Dict[str, Any]) -> str:
+    """One solution's judge time beside triton.testing.do_bench's, or why it was not measured."""
+    name = check.get("name") or check.get("job") or "?"
+    if check.get("judge_ms") is None or check.get("do_bench_ms") is None:
+        return f"Harness cross-check ({name}): not measured ({check.get('error', 'no figures')})"
+    text = (
+        f"Harness cross-check ({name}): judge {check['judge_ms']:.4f} ms, "
+        f"triton.testing.do_bench {check['do_bench_ms']:.4f} ms (ratio {check['ratio']:.3f})"
+    )
+    if "agree" in check:
+        text += f", {'within' if check['agree'] else 'NOT within'} {AGREEMENT:.0%}"
+    if check.get("flush"):
+        own = _ms(check, "do_bench_own_flush_ms")
+        text += f"; do_bench's L2 flush: {check['flush']} (with its own: {own})"
+    if check.get("judge_run_ms") is not None:
+        run_ratio = check["judge_run_ms"] / check["do_bench_ms"]
+        text += f"; the judge run's median {check['judge_run_ms']:.4f} ms (ratio {run_ratio:.3f})"
+    return text
+
+
+def dispatch_floor_line(floor: Dict[str, Any]) -> str:
+    """What a trivial jitted JAX call costs, timed as the judge times a JAX solution."""
+    shape = "x".join(str(n) for n in floor.get("shape") or [])
+    parts = []
+    for key, label in (("add_ms", "jitted x + 0"), ("pallas_identity_ms", "pallas_call identity")):
+        error = floor.get(key.replace("_ms", "_error")) or floor.get("error")
+        figure = f"not measured ({error})" if floor.get(key) is None else _ms(floor, key)
+        parts.append(f"{label} {figure}")
+    where = f"{shape} float32, " if shape else ""
+    return (
+        f"JAX dispatch floor: {', '.join(parts)} ({where}timed as the judge times a JAX "
+        "solution; every JAX median includes it)"
+    )
+
+
+def _ms(data: Dict[str, Any], key: str) -> str:
+    return "—" if data.get(key) is None else f"{data[key]:.4f} ms"
 
 
 def markdown_for(report: Dict[str, Any], challenge: str, data: Dict[str, Any]) -> str:
@@ -183,12 +228,10 @@ def markdown_for(report: Dict[str, Any], challenge: str, data: Dict[str, Any]) -
             f"- Strongest baseline: {strongest['name']}, {strongest['median_ms']:.4f} ms{label}; "
             "speedups are against it"
         )
-    check = data["crosscheck"]
-    if check:
-        lines.append(
-            f"- Harness cross-check ({check['name']}): judge {check['judge_ms']:.4f} ms, "
-            f"triton.testing.do_bench {check['do_bench_ms']:.4f} ms (ratio {check['ratio']:.3f})"
-        )
+    if data["crosscheck"]:
+        lines.append("- " + crosscheck_line(data["crosscheck"]))
+    if data["dispatch_floor"]:
+        lines.append("- " + dispatch_floor_line(data["dispatch_floor"]))
     lines += ["", "| Name | Language | Variant | Median ms | GB/s | % of copy | Speedup |"]
     lines.append("|---|---|---|---:|---:|---:|---:|")
     for entry in data["results"]:

@@ -152,7 +152,7 @@ def test_results_files_have_exactly_the_schema(report, tmp_path):
     data = json.loads(paths[0].read_text())
     assert set(data) == {
         "gpu", "date", "driver", "versions", "copy_gbps", "isolation", "results",
-        "strongest_baseline", "crosscheck",
+        "strongest_baseline", "crosscheck", "dispatch_floor",
     }  # fmt: skip
     assert data["isolation"]["sandbox"] == "bubblewrap sandbox, as nobody"
     markdown = paths[1].read_text()
@@ -175,7 +175,9 @@ def test_results_files_have_exactly_the_schema(report, tmp_path):
         "speedup": 10.0,
     }
     assert data["results"][1]["median_ms"] is None and data["results"][1]["speedup"] is None
-    assert data["crosscheck"] is None
+    assert data["crosscheck"] is None and data["dispatch_floor"] is None
+    assert "Harness cross-check" not in paths[1].read_text()
+    assert "dispatch floor" not in paths[1].read_text()
     text = paths[1].read_text()
     assert "| CUDA optimized | cuda | optimized | 0.0800 | 3300 | 80.0 | 10.00 |" in text
     assert "2 of 2 solutions passed every case for each of seeds 0, 1, 2, 3, 4" in text

@@ -1,0 +1,271 @@
+"""Two checks of the judge's timing harness, made beside a GPU judge run (benchmarks/gpu_judge.py).
+
+    python benchmarks/harness_check.py crosscheck --prebuilt DIR --json FILE [--job ID ...]
+    python benchmarks/harness_check.py dispatch --json FILE [--device cuda]
+
+`crosscheck` loads a bundled solution through its language's adapter, on its challenge's
+performance case (seed 0, as the judge times it), and times the same call twice in one process:
+with the judge's timing function (generator.judge.timing.time_solution, called as the solution's
+process calls it) and with triton.testing.do_bench. do_bench's own L2 flush zeroes a 256 MB buffer;
+the judge's also reads another 256 MB so that no dirty line is written back during the timed call,
+so do_bench is given the judge's flush (its `clear_cache` replaced for the call) and asked for the
+median; do_bench with its own flush is recorded beside it. The two must agree within 5%.
+
+`dispatch` times what a trivial jitted JAX call costs (`x + 0` and a `pallas_call` identity, on an
+8x128 float32 array) exactly as the judge times a JAX solution: loaded by the JAX adapter, bound
+to torch tensors through DLPack, timed by time_solution with the device synchronised after the
+flush. It is the floor under every JAX figure of the run.
+
+Each writes its result as JSON, an entry per measurement, `{"error": ...}` for one that failed.
+gpu_judge.py runs each in a child process of its own, so that nothing here can stop its run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any, Callable, Dict, List, Optional, Sequence
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.results_files import AGREEMENT  # noqa: E402
+
+#: The solutions whose judge time is cross-checked: the optimized CUDA ones of 142 and 143.
+CROSSCHECK_JOBS = (
+    "142_rms_norm_backward/solution/optimized/cuda",
+    "143_row_inverse_rms/solution/optimized/cuda",
+)
+#: The tiny array the dispatch floor is measured on.
+DISPATCH_SHAPE = (8, 128)
+JUDGE_FLUSH = "the judge's (write 256 MB, then read 256 MB)"
+DO_BENCH_FLUSH = "do_bench's own (zero 256 MB)"
+
+ADD_SOURCE = """\
+import jax
+
+
+@jax.jit
+def solve(x):
+    return x + 0
+"""
+
+PALLAS_SOURCE = """\
+import jax
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import triton as plt
+
+
+def _copy(x_ref, o_ref):
+    o_ref[...] = x_ref[...]
+
+
+@jax.jit
+def solve(x):
+    mode = (
+        {"interpret": True}
+        if jax.default_backend() == "cpu"
+        else {"compiler_params": plt.CompilerParams(num_warps=4, num_stages=2)}
+    )
+    return pl.pallas_call(_copy, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype), **mode)(x)
+"""
+
+
+class FlushNotReplaced(RuntimeError):
+    """do_bench did not flush through the driver's `clear_cache`, so it kept its own flush."""
+
+
+def _one_line(exc: BaseException) -> str:
+    text = f"{type(exc).__name__}: {exc}".strip()
+    return (text.splitlines() or [type(exc).__name__])[0][:300]
+
+
+def perf_options(budget_s: float) -> Any:
+    """The judge's options for a timed job, without the copy-bandwidth measurement (as in the
+    solution's process)."""
+    from generator.judge.timing import PerfOptions
+
+    options = PerfOptions(budget_s=budget_s)
+    options.copy_bytes = 0
+    return options
+
+
+def judge_timing(run: Callable[[], Any], device: str, options: Any, isolate: bool) -> Any:
+    """The judge's measurement of one bound call, as generator/judge/solver.py makes it."""
+    from generator.judge.timing import time_solution
+
+    return time_solution(run, device, options, None, isolate).timing
+
+
+def do_bench_median(run: Callable[[], Any], judge_flush: bool) -> float:
+    """triton.testing.do_bench's median; with `judge_flush`, its L2 flush is the judge's."""
+    import triton
+    import triton.testing
+
+    from generator.judge.timing import Flush, PerfOptions
+
+    if not judge_flush:
+        return float(triton.testing.do_bench(run, return_mode="median"))
+    driver = triton.runtime.driver.active
+    flush = Flush("cuda", PerfOptions().flush_bytes)
+    used = []
+
+    def clear_cache(_cache: Any) -> None:
+        used.append(1)
+        flush()
+
+    driver.clear_cache = clear_cache  # an instance attribute shadows the driver's method
+    try:
+        median = float(triton.testing.do_bench(run, return_mode="median"))
+    finally:
+        del driver.clear_cache
+        flush.release()
+    if not used:
+        raise FlushNotReplaced("this Triton's do_bench does not flush through clear_cache")
+    return median
+
+
+def load_bound(pj: Any, challenge_dir: Path, device: str, cache: Any) -> tuple:
+    """(name, bound call, isolated) of a plan job's solution on its challenge's performance
+    case, loaded by its language's adapter as the solution's process loads it."""
+    from generator.judge.cases import performance
+    from generator.judge.challenge import load_challenge
+    from generator.judge.runner import build
+    from generator.judge.signature import params_from_signature
+    from generator.languages import BY_KEY
+
+    adapter = BY_KEY[pj.language]
+    challenge = load_challenge(challenge_dir, device)
+    params = params_from_signature(challenge.get_solve_signature())
+    if any(p.is_tensor and p.direction == "inout" for p in params):
+        raise ValueError("inout tensors: do_bench cannot restore them outside the timed call")
+    artifact = Path(pj.artifact) if pj.artifact else None
+    if artifact is None:
+        outcome = build(pj.language, Path(pj.source), pj.target, cache)
+        if not outcome.ok:
+            raise RuntimeError(f"build failed: {outcome.message}")
+        artifact = outcome.artifact
+    adapter.prepare_worker()
+    case = performance(challenge, params, 0)
+    bound = adapter.load(artifact, params).bind(params, case.values)
+    return f"{adapter.title} {pj.name}", bound, adapter.own_streams
+
+
+def crosscheck_one(
+    pj: Any,
+    challenge_dir: Path,
+    device: str,
+    cache: Any,
+    budget_s: float,
+    bench: Callable[[Callable[[], Any], bool], float] = do_bench_median,
+) -> Dict[str, Any]:
+    """The judge's and do_bench's medians of one solution, their ratio, and whether they agree."""
+    name, bound, isolate = load_bound(pj, challenge_dir, device, cache)
+    bound.run()  # compiles or loads whatever the first call needs, outside both measurements
+    bound.finish()
+    timing = judge_timing(bound.run, device, perf_options(budget_s), isolate)
+    own_flush_ms = bench(bound.run, False)
+    try:
+        do_bench_ms, flush = bench(bound.run, True), JUDGE_FLUSH
+    except FlushNotReplaced:  # another Triton: compare with do_bench as it is, and say so
+        do_bench_ms, flush = own_flush_ms, DO_BENCH_FLUSH
+    ratio = timing.median_ms / do_bench_ms
+    return {
+        "name": name,
+        "judge_ms": timing.median_ms,
+        "do_bench_ms": do_bench_ms,
+        "ratio": ratio,
+        "agree": abs(ratio - 1.0) <= AGREEMENT,
+        "flush": flush,
+        "do_bench_own_flush_ms": own_flush_ms,
+        "judge_reps": timing.reps,
+        "job": pj.id,
+    }
+
+
+def crosscheck(
+    prebuilt: Path, job_ids: Sequence[str], device: str, budget_s: float
+) -> Dict[str, Any]:
+    """An entry per challenge of `job_ids` (by the challenge's key), `{"error"}` where it failed."""
+    from generator.judge.bundle import load_bundle
+    from generator.judge.cache import Cache
+
+    cache = Cache()  # the judge run's own (gpu_judge.py runs this from the repository root)
+    plan, _ = load_bundle(prebuilt, cache)
+    jobs = {pj.id: pj for pj in plan.jobs}
+    found: Dict[str, Any] = {}
+    for job_id in job_ids:
+        key = job_id.split("/")[0]
+        pj = jobs.get(job_id)
+        if pj is None:
+            found[key] = {"job": job_id, "error": "not in the bundle"}
+            continue
+        try:
+            entry = crosscheck_one(pj, Path(plan.challenges[key].dir), device, cache, budget_s)
+        except Exception as exc:  # reported, and the next solution is still measured
+            entry = {"job": job_id, "error": _one_line(exc)}
+        found[key] = entry
+    return found
+
+
+def dispatch_floor(device: str, budget_s: float, folder: Optional[Path] = None) -> Dict[str, Any]:
+    """Median ms of a jitted `x + 0` and of a pallas_call identity, timed as JAX solutions are."""
+    import torch
+
+    from generator.languages import BY_KEY
+    from generator.languages.base import SigParam
+
+    adapter = BY_KEY["jax"]
+    params = [SigParam.make("x", "float32", "in", True), SigParam.make("y", "float32", "out", True)]
+    values = {
+        "x": torch.ones(DISPATCH_SHAPE, dtype=torch.float32, device=device),
+        "y": torch.empty(DISPATCH_SHAPE, dtype=torch.float32, device=device),
+    }
+    found: Dict[str, Any] = {"shape": list(DISPATCH_SHAPE), "isolated": adapter.own_streams}
+    with tempfile.TemporaryDirectory(dir=folder) as tmp:
+        for key, source in (("add", ADD_SOURCE), ("pallas_identity", PALLAS_SOURCE)):
+            path = Path(tmp) / f"{key}{adapter.suffix}"
+            path.write_text(source)
+            try:
+                adapter.prepare_worker()
+                bound = adapter.load(adapter.build(path, Path(tmp), None), params).bind(
+                    params, values
+                )
+                bound.run()
+                bound.finish()
+                if not torch.equal(values["y"], values["x"]):
+                    raise RuntimeError("the call did not return its input")
+                timing = judge_timing(bound.run, device, perf_options(budget_s), True)
+                found[f"{key}_ms"] = timing.median_ms
+                found["clock"] = timing.clock
+            except Exception as exc:  # the other call is still measured
+                found[f"{key}_ms"] = None
+                found[f"{key}_error"] = _one_line(exc)
+    return found
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    steps = parser.add_subparsers(dest="step", required=True)
+    cross = steps.add_parser("crosscheck", help="judge vs triton.testing.do_bench")
+    cross.add_argument("--prebuilt", type=Path, required=True)
+    cross.add_argument("--job", action="append", help="plan job ids (default: 142/143 CUDA)")
+    dispatch = steps.add_parser("dispatch", help="the cost of a trivial jitted JAX call")
+    for step in (cross, dispatch):
+        step.add_argument("--json", type=Path, required=True, help="where the result goes")
+        step.add_argument("--device", default="cuda")
+        step.add_argument("--budget", type=float, default=2.0, help="the judge's per-job budget")
+    args = parser.parse_args(argv)
+    if args.step == "crosscheck":
+        found = crosscheck(args.prebuilt, args.job or CROSSCHECK_JOBS, args.device, args.budget)
+    else:
+        found = dispatch_floor(args.device, args.budget)
+    args.json.write_text(json.dumps(found, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
