@@ -7,6 +7,8 @@ Step 1, on the build machine (nvcc, mojo, CuTe DSL, pydantic), from the reposito
 It builds, for sm_90 (CuTe: sm_90a), every starter and solution of every spec, the spec's
 baselines and mutants, the hostile catalogue (tests/judge/hostile) and a public-style tree
 fixture, into one folder with the Mojo runtime; it prints the folder's size.
+`--spec 142 --spec 143` builds only those (a multi-GPU challenge, whose cases need
+several GPUs, can be left out for a one-GPU machine).
 
 Step 2, on the GPU machine (torch, triton, jax; no mojo, no pydantic needed; the CuTe DSL
 installed into a folder named by CHGEN_CUTE_SITE; Liger-Kernel, for its baseline, importable
@@ -69,14 +71,14 @@ HARNESS = ROOT / "benchmarks" / "harness_check.py"
 HARNESS_TIMEOUT_S = 90.0
 
 
-def build(out: Path, jobs: int) -> int:
+def build(out: Path, jobs: int, only: List[str]) -> int:
     from generator.judge.bundle import BundleError, build_bundle
     from generator.judge.plan import PlanError, plan_from_specs, resolve_specs
     from generator.spec import SpecErrors
 
     cache = Cache(ROOT / ".chgen-cache")
     try:
-        specs = resolve_specs([], ROOT / "specs")
+        specs = resolve_specs(only, ROOT / "specs")
         plan = plan_from_specs(specs, ROOT / "generated", ROOT / "solutions", cache.root / "plan")
     except (PlanError, SpecErrors) as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -297,6 +299,13 @@ def main() -> int:
     make = steps.add_parser("build", help="build the bundle here")
     make.add_argument("--out", type=Path, default=ROOT / "build" / "gpu-bundle")
     make.add_argument("--jobs", type=int, default=2)
+    make.add_argument(
+        "--spec",
+        action="append",
+        default=[],
+        help="only this spec (id or file; repeat it); e.g. leave out a multi-GPU challenge for a "
+        "one-GPU machine",
+    )
     go = steps.add_parser("run", help="run a bundle on the GPU machine")
     go.add_argument("--prebuilt", type=Path, default=ROOT / "build" / "gpu-bundle")
     go.add_argument("--out", type=Path, default=Path(os.environ.get("OUT") or "gpu-judge-out"))
@@ -313,7 +322,7 @@ def main() -> int:
     )
     args = parser.parse_args()
     if args.step == "build":
-        return build(args.out.resolve(), args.jobs)
+        return build(args.out.resolve(), args.jobs, args.spec)
     return run(
         args.prebuilt.resolve(),
         args.out.resolve(),
