@@ -605,9 +605,20 @@ def example_section(spec: Spec, example: Example, title: str) -> html.ExampleSec
         html.PreLayout(
             pre.tight, pre.aligned, tuple(pre.unnamed), pre.inline, pre.indent, pre.size_note
         ),
-        html.MatrixLayout(matrix.strong, matrix.split, matrix.labels, matrix.times),
+        html.MatrixLayout(matrix.strong, matrix.split, matrix.labels, matrix.times, matrix.gap),
         [(p.name, example.scalars[p.name]) for p in spec.signature if p.name in sizes],
+        number_formats(example),
+        example.display,
     )
+
+
+def number_formats(example: Example) -> Tuple[html.NumberFormat, html.NumberFormat]:
+    """The number formats of an example's Input and Output parts (its `numbers`, where given)."""
+    given = example.numbers
+    if given is None:
+        return html.PLAIN, html.PLAIN
+    form = html.NumberFormat(given.decimals, given.fixed, given.digits, given.ints)
+    return tuple(form if part in given.parts else html.PLAIN for part in ("input", "output"))
 
 
 def performance_sizes(spec: Spec) -> List[Tuple[str, Any]]:

@@ -810,7 +810,27 @@ def _examples(
             entry["explanation"] = written.explanation
         if not page.matrix and set(written.labels) & set(read.sizes):
             entry["show_sizes"] = True
+        numbers = page_reader.example_numbers(*_number_pairs(entry, written.shown))
+        if numbers:
+            entry["numbers"] = numbers
     return found
+
+
+def _number_pairs(entry: Dict[str, Any], shown: Any) -> Tuple[List[Any], List[Any]]:
+    """(spec value, text on the page) of every number the page writes for the example's Input
+    part and its Output part, where the page writes a value of the spec's size."""
+    parts: Tuple[List[Any], List[Any]] = ([], [])
+    given = {**entry["scalars"], **entry["inputs"]}
+    for is_output, values in ((False, given), (True, entry["outputs"])):
+        for name, value in values.items():
+            flat = infer.flat(value if isinstance(value, list) else [value])
+            written = next(
+                (c for c in shown.found.get((name, is_output), []) if len(c.values) == len(flat)),
+                None,
+            )
+            if written is not None:
+                parts[is_output].extend(zip(flat, [text for _, text in written.values]))
+    return parts
 
 
 def _shown_outputs(params: List[ParamInfo], shown: Optional[Any]) -> Dict[str, Any]:
