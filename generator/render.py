@@ -700,9 +700,14 @@ def render_challenge(loaded: LoadedSpec) -> Dict[str, str]:
     files = {f"{base}/{name}": text for name, text in render_starters(spec).items()}
     py = render_template("challenge.py.j2", challenge_py_context(spec))
     files[f"{base}/challenge.py"] = format_text("python_format", py, f"{base}/challenge.py")
-    page = render_template("challenge.html.j2", challenge_html_context(loaded))
-    files[f"{base}/challenge.html"] = format_text("plain", page, f"{base}/challenge.html")
+    files[f"{base}/challenge.html"] = render_page(loaded)
     return dict(sorted(files.items()))
+
+
+def render_page(loaded: LoadedSpec) -> str:
+    """challenge.html alone, formatted."""
+    page = render_template("challenge.html.j2", challenge_html_context(loaded))
+    return format_text("plain", page, f"{challenge_dir(loaded.spec)}/challenge.html")
 
 
 CORE_BASE = "challenges/core/challenge_base.py"
