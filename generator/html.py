@@ -19,16 +19,38 @@ SUMMARY_ELEMENTS = 4096
 _EXP_RE = re.compile(r"e([+-])0*(\d)")
 
 
-def format_number(value: Any) -> str:
-    """1.0, -0.5, 1.375, 1e-5, 3 — the way the public pages write numbers."""
+@dataclass(frozen=True)
+class NumberFormat:
+    """How an example writes its floats (see the spec's example `numbers`): rounded to
+    `decimals` places (`fixed`: always that many, 5.00) or to `digits` significant digits, and
+    int-valued floats as ints (`ints`: 2 for 2.0). The default is chgen's shortest form."""
+
+    decimals: Optional[int] = None
+    fixed: bool = False
+    digits: Optional[int] = None
+    ints: bool = False
+
+
+PLAIN = NumberFormat()
+
+
+def format_number(value: Any, form: NumberFormat = PLAIN) -> str:
+    """1.0, -0.5, 1.375, 1e-5, 3 — the way the public pages write numbers; `form` rounds as an
+    example's `numbers` says (the values themselves stay as the spec gives them)."""
     if isinstance(value, bool):
         raise TypeError("booleans are not numbers here")
     if isinstance(value, int):
         return str(value)
     if not math.isfinite(value):
         return repr(float(value))  # inf, -inf, nan
+    if form.decimals is not None:
+        value = round(value, form.decimals) + 0.0  # + 0.0: no "-0.0"
+        if form.fixed:
+            return f"{value:.{form.decimals}f}"
+    elif form.digits is not None:
+        value = float(f"{value:.{form.digits}g}") + 0.0
     if value == int(value) and abs(value) < 1e15:
-        return f"{value:.1f}"
+        return str(int(value)) if form.ints else f"{value:.1f}"
     text = repr(float(value))
     return _EXP_RE.sub(lambda m: "e" + ("-" if m.group(1) == "-" else "") + m.group(2), text)
 
@@ -38,27 +60,27 @@ def grouped(value: int) -> str:
     return f"{value:,}"
 
 
-def bmatrix(data: Any) -> str:
+def bmatrix(data: Any, form: NumberFormat = PLAIN) -> str:
     """A 1-D or 2-D literal as \\[ \\begin{bmatrix} ... \\end{bmatrix} \\]."""
     rows = data if isinstance(data, list) and data and isinstance(data[0], list) else [data]
     if not isinstance(rows[0], list):
         rows = [[rows[0]]]
-    body = " \\\\\n".join(" & ".join(format_number(v) for v in row) for row in rows)
+    body = " \\\\\n".join(" & ".join(format_number(v, form) for v in row) for row in rows)
     return "\\[\n\\begin{bmatrix}\n" + body + "\n\\end{bmatrix}\n\\]"
 
 
-def flat_list(data: Any) -> str:
+def flat_list(data: Any, form: NumberFormat = PLAIN) -> str:
     if isinstance(data, list):
-        return "[" + ", ".join(flat_list(v) for v in data) + "]"
-    return format_number(data)
+        return "[" + ", ".join(flat_list(v, form) for v in data) + "]"
+    return format_number(data, form)
 
 
-def pre_nested(data: Any, column: int) -> str:
+def pre_nested(data: Any, column: int, form: NumberFormat = PLAIN) -> str:
     """A nested list as the <pre> examples write it: one innermost row per line, aligned under
     its opening bracket (`column` is where the first bracket stands)."""
     if not isinstance(data, list) or not data or not isinstance(data[0], list):
-        return flat_list(data)
-    rows = [pre_nested(row, column + 1) for row in data]
+        return flat_list(data, form)
+    rows = [pre_nested(row, column + 1, form) for row in data]
     return "[" + (",\n" + " " * (column + 1)).join(rows) + "]"
 
 
@@ -99,6 +121,7 @@ class MatrixLayout:
     split: bool = True
     labels: str = "code"
     times: str = "&times;"
+    gap: bool = True
 
 
 def tensor_label(name: str, value: Any, style: str = "code", times: str = "&times;") -> str:
@@ -115,19 +138,19 @@ def tensor_label(name: str, value: Any, style: str = "code", times: str = "&time
     return f"<code>{name}</code>{suffix}:"
 
 
-def scalar_line(name: str, latex: Optional[str], value: Any) -> str:
+def scalar_line(name: str, latex: Optional[str], value: Any, form: NumberFormat = PLAIN) -> str:
     """'\\(\\alpha = 0.5\\)' for a scalar the page writes in LaTeX, else
     '<code>k</code>: 3'."""
     if latex:
-        return f"\\({latex} = {format_number(value)}\\)"
-    return f"<code>{name}</code>: {format_number(value)}"
+        return f"\\({latex} = {format_number(value, form)}\\)"
+    return f"<code>{name}</code>: {format_number(value, form)}"
 
 
 @dataclass(frozen=True)
 class MatrixExample:
     """A 2-D page's Example section: a label and a bmatrix per tensor, the other scalars (each
     line but the last ends in <br>), then the explanation's HTML if any. `split`: the Output part
-    has a <p> of its own."""
+    has a <p> of its own (`gap`: after a blank line)."""
 
     title: str
     inputs: List[str]
@@ -137,7 +160,9 @@ class MatrixExample:
     input_heading: str = "<strong>Input:</strong>"
     output_heading: str = "<strong>Output:</strong>"
     split: bool = True
+    gap: bool = True
     matrix: bool = True
+    display: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -150,13 +175,25 @@ class PreExample:
     explanation: Optional[str]
     tight: bool = False
     matrix: bool = False
+    display: Optional[str] = None
 
     @property
     def pre_text(self) -> str:
         return "\n".join(self.pre_lines)
 
 
-ExampleSection = Union[MatrixExample, PreExample]
+@dataclass(frozen=True)
+class WrittenExample:
+    """An example whose data block is the spec's `display` HTML, written as given (the escape
+    hatch for a page whose text is no function of the example's values)."""
+
+    title: str
+    display: str
+    explanation: Optional[str]
+    matrix: bool = False
+
+
+ExampleSection = Union[MatrixExample, PreExample, WrittenExample]
 
 #: (name, symbolic shape, literal data) of one example tensor
 Shown = Tuple[str, List[Any], Any]
@@ -170,12 +207,12 @@ def example_titles(given: Sequence[Optional[str]]) -> List[str]:
     return [title or fallback for title, fallback in zip(given, default)]
 
 
-def shown_value(dims: Sequence[Any], value: Any, column: int) -> str:
+def shown_value(dims: Sequence[Any], value: Any, column: int, form: NumberFormat = PLAIN) -> str:
     """A <pre> value: a tensor of shape [1] (a single result) as its number, `Output: mse = 0.25`
     as the public pages write it; anything else (a [N] tensor with N = 1 too) as its list."""
     if list(dims) == [1] and isinstance(value, list):
-        return format_number(value[0])
-    return pre_nested(value, column)
+        return format_number(value[0], form)
+    return pre_nested(value, column, form)
 
 
 def example_form(tensors: Sequence[Shown]) -> str:
@@ -196,37 +233,44 @@ def example_blocks(
     pre: PreLayout = PreLayout(),
     matrix: MatrixLayout = MatrixLayout(),
     sizes: Sequence[Tuple[str, Any]] = (),
+    numbers: Tuple[NumberFormat, NumberFormat] = (PLAIN, PLAIN),
+    display: Optional[str] = None,
 ) -> ExampleSection:
     """Everything the template needs for one Example section.
 
     `inputs`/`outputs` are (name, symbolic shape, literal data); `scalar_lines` are the scalars the
     section lists as (name, latex or None, value); `explanation` is HTML shown under the data;
     `pre` and `matrix` say how the page lays its form out; `sizes` are (name, value) of the sizes
-    for a `size_note`.
+    for a `size_note`; `numbers` are the number formats of the Input and the Output part;
+    `display`, when given, is the data block's HTML as written.
     """
+    if display is not None:
+        return WrittenExample(title, display.strip("\n"), explanation)
     form = example_form(inputs + outputs)
+    given, got = numbers
     if form == "matrix":
-        lines = [scalar_line(n, latex, v) for n, latex, v in scalar_lines]
+        lines = [scalar_line(n, latex, v, given) for n, latex, v in scalar_lines]
         heading = "<strong>{}:</strong>" if matrix.strong else "{}:"
 
-        def block(name: str, value: Any) -> str:
-            return tensor_label(name, value, matrix.labels, matrix.times) + "\n" + bmatrix(value)
+        def block(name: str, value: Any, form: NumberFormat) -> str:
+            label = tensor_label(name, value, matrix.labels, matrix.times)
+            return label + "\n" + bmatrix(value, form)
 
         return MatrixExample(
             title=title,
-            inputs=[block(n, v) for n, _, v in inputs],
-            outputs=[block(n, v) for n, _, v in outputs],
+            inputs=[block(n, v, given) for n, _, v in inputs],
+            outputs=[block(n, v, got) for n, _, v in outputs],
             scalar_lines=[line + "<br>" for line in lines[:-1]] + lines[-1:],
             explanation=explanation,
             input_heading=heading.format("Input"),
             output_heading=heading.format("Output"),
             split=matrix.split,
+            gap=matrix.gap,
         )
     if form == "summary":
         return PreExample(title, _summary_lines(inputs, outputs, scalar_lines), explanation)
-    return PreExample(
-        title, _pre_lines(inputs, outputs, scalar_lines, pre, sizes), explanation, tight=pre.tight
-    )
+    lines = _pre_lines(inputs, outputs, scalar_lines, pre, sizes, numbers)
+    return PreExample(title, lines, explanation, tight=pre.tight)
 
 
 def _summary_lines(
@@ -254,6 +298,7 @@ def _pre_lines(
     scalar_lines: List[Tuple[str, Optional[str], Any]],
     pre: PreLayout,
     sizes: Sequence[Tuple[str, Any]] = (),
+    numbers: Tuple[NumberFormat, NumberFormat] = (PLAIN, PLAIN),
 ) -> List[str]:
     """`Input:  name = value` lines, then `Output: name = value`: one per value, or the Input
     part on one line (`inline`); a sole tensor without its name in the `unnamed` parts; the sizes
@@ -273,17 +318,18 @@ def _pre_lines(
     def tensors(lead: str, given: List[Shown], part: str) -> List[Tuple[Optional[str], str]]:
         bare = part in pre.unnamed and len(given) == 1
         column = len(pre.indent) + len(lead)
+        form = numbers[part == "output"]
         return [
             (
-                (None, shown_value(dims, value, column))
+                (None, shown_value(dims, value, column, form))
                 if bare
-                else (name, shown_value(dims, value, column + len(name) + 3))
+                else (name, shown_value(dims, value, column + len(name) + 3, form))
             )
             for name, dims, value in given
         ]
 
     given = tensors(in_lead, inputs, "input") + [
-        (latex or name, format_number(value)) for name, latex, value in scalar_lines
+        (latex or name, format_number(value, numbers[0])) for name, latex, value in scalar_lines
     ]
     input_lines = part(in_lead, given)
     if pre.size_note and sizes and input_lines:

@@ -665,9 +665,20 @@ def example_section(spec: Spec, example: Example, title: str) -> html.ExampleSec
         html.PreLayout(
             pre.tight, pre.aligned, tuple(pre.unnamed), pre.inline, pre.indent, pre.size_note
         ),
-        html.MatrixLayout(matrix.strong, matrix.split, matrix.labels, matrix.times),
+        html.MatrixLayout(matrix.strong, matrix.split, matrix.labels, matrix.times, matrix.gap),
         [(p.name, example.scalars[p.name]) for p in spec.signature if p.name in sizes],
+        number_formats(example),
+        example.display,
     )
+
+
+def number_formats(example: Example) -> Tuple[html.NumberFormat, html.NumberFormat]:
+    """The number formats of an example's Input and Output parts (its `numbers`, where given)."""
+    given = example.numbers
+    if given is None:
+        return html.PLAIN, html.PLAIN
+    form = html.NumberFormat(given.decimals, given.fixed, given.digits, given.ints)
+    return tuple(form if part in given.parts else html.PLAIN for part in ("input", "output"))
 
 
 def performance_sizes(spec: Spec) -> List[Tuple[str, Any]]:
@@ -749,9 +760,14 @@ def render_challenge(loaded: LoadedSpec) -> Dict[str, str]:
     files = {f"{base}/{name}": text for name, text in render_starters(spec).items()}
     py = render_template("challenge.py.j2", challenge_py_context(spec))
     files[f"{base}/challenge.py"] = format_text("python_format", py, f"{base}/challenge.py")
-    page = render_template("challenge.html.j2", challenge_html_context(loaded))
-    files[f"{base}/challenge.html"] = format_text("plain", page, f"{base}/challenge.html")
+    files[f"{base}/challenge.html"] = render_page(loaded)
     return dict(sorted(files.items()))
+
+
+def render_page(loaded: LoadedSpec) -> str:
+    """challenge.html alone, formatted."""
+    page = render_template("challenge.html.j2", challenge_html_context(loaded))
+    return format_text("plain", page, f"{challenge_dir(loaded.spec)}/challenge.html")
 
 
 CORE_BASE = "challenges/core/challenge_base.py"

@@ -115,3 +115,118 @@ def test_the_page_reader_finds_each_choice_again(spec, block):
     outputs = [p.name for p in loaded.signature if p.is_tensor and p.direction != "in"]
     read = page_reader.read_page(page, outputs, [p.name for p in loaded.signature])
     assert read.form == yaml.safe_load("page:\n" + block)["page"]
+
+
+# ------------------------------------------------------------------ example numbers and display
+
+
+def with_example_field(text: str, line: str) -> str:
+    """The first example of the spec with one more field (`line`, at the example's indent)."""
+    anchor = "      C: [6.0, 8.0, 10.0, 12.0]\n" if "C: [6.0" in text else "    output: [[1.0"
+    head, tail = text.split(anchor, 1)
+    rest = tail.split("\n", 1) if not anchor.endswith("\n") else ["", tail]
+    indent = "    " if anchor.startswith("      ") else "  "
+    first = anchor + (rest[0] + "\n" if rest[0] else "")
+    return head + first + indent + line + "\n" + rest[1]
+
+
+def test_numbers_round_the_shown_values_only():
+    page = page_of(
+        with_example_field(VECTOR, "numbers: {decimals: 2, fixed: true, parts: [output]}")
+    )
+    assert "Input:  A = [1.0, 2.0, 3.0, 4.0]\n" in page
+    assert "Output: C = [6.00, 8.00, 10.00, 12.00]\n" in page
+    page = page_of(with_example_field(VECTOR, "numbers: {ints: true}"))
+    assert "Input:  A = [1, 2, 3, 4]\n        B = [5, 6, 7, 8]\nOutput: C = [6, 8, 10, 12]" in page
+    page = page_of(with_example_field(MATRIX, "numbers: {decimals: 1, fixed: true}"))
+    assert "1.0 & 4.0 \\\\\n2.0 & 5.0" in page
+
+
+@pytest.mark.parametrize(
+    "value, form, shown",
+    [
+        (5.6667, {"decimals": 2}, "5.67"),
+        (5.0, {"decimals": 2, "fixed": True}, "5.00"),
+        (0.5, {"decimals": 4}, "0.5"),
+        (-0.0001, {"decimals": 2}, "0.0"),
+        (0.365148126, {"digits": 8}, "0.36514813"),
+        (2.0, {"ints": True}, "2"),
+        (3, {"decimals": 2, "fixed": True}, "3"),  # ints stay ints
+    ],
+)
+def test_number_formats(value, form, shown):
+    from generator.html import NumberFormat, format_number
+
+    assert format_number(value, NumberFormat(**form)) == shown
+
+
+def test_the_importer_finds_the_page_rounding_again():
+    assert page_reader.example_numbers([(1.0, "1.0")], [(5.6667, "5.67"), (5.0, "5.0")]) == {
+        "decimals": 2
+    }
+    assert page_reader.example_numbers([(1.0, "1.0")], [(5.0, "5.00"), (4.289, "4.29")]) == {
+        "decimals": 2,
+        "fixed": True,
+        "parts": ["output"],
+    }
+    assert page_reader.example_numbers([(2.0, "2")], [(0.5, "0.5")]) == {"ints": True}
+    assert page_reader.example_numbers([(1.0, "1.0")], [(0.5, "0.5")]) is None
+    assert page_reader.example_numbers([], [(0.5, "0.6")]) is None  # no rounding writes it
+
+
+def test_a_display_replaces_the_data_block_and_keeps_the_explanation():
+    text = with_example_field(VECTOR, 'display: "<pre>\\nA + B = C\\n</pre>\\n"')
+    text = with_example_field(text, "explanation: <p>Each element is added.</p>")
+    page = page_of(text)
+    assert "<h2>Example 1:</h2>\n<pre>\nA + B = C\n</pre>\n<p>Each element is added.</p>\n" in page
+
+
+@pytest.mark.parametrize(
+    "line, needle, expect",
+    [
+        ("numbers: {decimals: 2, digits: 3}", "numbers: {", "give decimals or digits, not both"),
+        ("numbers: {fixed: true}", "numbers: {", "fixed needs decimals"),
+        ("numbers: {decimals: 20}", "decimals", "less than or equal to 12"),
+        ("numbers: {decimals: 2, parts: [middle]}", "parts", "'input' or 'output'"),
+        ("numbers: {decimals: 2, parts: []}", "numbers: {", "parts names input and/or output"),
+    ],
+)
+def test_bad_numbers_are_positioned(line, needle, expect):
+    text = with_example_field(VECTOR, line)
+    errors = errors_of(text)
+    assert any(expect in e for e in errors), errors
+    wanted = line_of(text, needle)
+    assert any(e.startswith(f"spec.yaml:{wanted}:") for e in errors), errors
+
+
+def test_matrix_gap_and_its_round_trip():
+    block = "  matrix: {gap: false}\n"
+    page = page_of(with_page(MATRIX, block))
+    assert "</p>\n<p>\n<strong>Output:</strong>" in page
+    text = with_page(MATRIX, block)
+    loaded = load_spec_text(text, "spec.yaml").spec
+    read = page_reader.read_page(page, ["output"], [p.name for p in loaded.signature])
+    assert read.form == {"matrix": {"gap": False}}
+
+
+@pytest.mark.parametrize(
+    "spec, numbers",
+    [
+        (VECTOR, "{decimals: 2, fixed: true, parts: [output]}"),
+        (VECTOR, "{ints: true}"),
+        (MATRIX, "{decimals: 3, fixed: true}"),
+    ],
+)
+def test_the_importer_finds_numbers_again(spec, numbers):
+    from generator.importer.build import _number_pairs
+
+    text = with_example_field(spec, f"numbers: {numbers}")
+    page = page_of(text)
+    loaded = load_spec_text(text, "spec.yaml").spec
+    names = [p.name for p in loaded.signature]
+    outputs = [p.name for p in loaded.signature if p.is_tensor and p.direction != "in"]
+    read = page_reader.read_page(page, outputs, names)
+    example = loaded.examples[0]
+    entry = {"scalars": example.scalars, "inputs": example.inputs, "outputs": example.outputs}
+    found = page_reader.example_numbers(*_number_pairs(entry, read.examples[0].shown))
+    assert found == yaml.safe_load(f"n: {numbers}")["n"]

@@ -721,8 +721,11 @@ def _matrix_form(page: Page, examples: List[Example]) -> Dict[str, Any]:
     form: Dict[str, Any] = {}
     if "<strong>Input" not in body:
         form["strong"] = False
-    if not re.search(r"</p>\s*<p>\s*(?:<strong>)?Output", body):
+    split = re.search(r"</p>(\s*)<p>\s*(?:<strong>)?Output", body)
+    if not split:
         form["split"] = False
+    elif "\n\n" not in split.group(1):
+        form["gap"] = False
     if re.search(r"(?:Matrix|Vector) \\\(", body):
         form["labels"] = "latex"
     if re.search(r"</code> \(\d+×\d+", body):

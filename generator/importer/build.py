@@ -24,6 +24,7 @@ from typing import Any, Dict, List, Optional, Tuple
 import torch
 
 from generator.challenge.page import blank_before_bullet
+from generator.challenge.page import read_page as read_page_facts
 from generator.dtypes import lookup
 from generator.example_check import compile_function, start_value, verify_example
 from generator.html import example_titles, literal_dims
@@ -44,7 +45,7 @@ from generator.importer.trace import (
 from generator.importer.writer import dump_spec
 from generator.languages import LANGUAGES, SigParam
 from generator.naming import DIFFICULTIES, SLUG_RE, URL_NAME_RE
-from generator.render import CORE_BASE, assertions, render_challenge, render_core
+from generator.render import CORE_BASE, assertions, render_challenge, render_core, render_page
 from generator.resources import template_dir
 from generator.spec import SpecErrors, load_spec
 from generator.spec import shapes as shape_exprs
@@ -604,8 +605,12 @@ class _Read:
     seed: int
 
 
-def import_challenge(directory: Path, seed: int = 0, inline_svg: bool = False) -> ImportResult:
-    """Read `directory` (challenges/<difficulty>/<id>_<slug>) and write its spec in memory."""
+def import_challenge(
+    directory: Path, seed: int = 0, inline_svg: bool = False, written_examples: bool = False
+) -> ImportResult:
+    """Read `directory` (challenges/<difficulty>/<id>_<slug>) and write its spec in memory;
+    `written_examples`: an example section chgen does not render as the page writes it keeps the
+    page's HTML as its `display`."""
     report = Report()
     for name in ("challenge.py", "challenge.html"):
         if not (directory / name).is_file():
@@ -682,6 +687,9 @@ def import_challenge(directory: Path, seed: int = 0, inline_svg: bool = False) -
         "performance": performance,
         "page": _page_form(page, len(examples), report),
     }
+    if written_examples:
+        spec_name = f"{challenge_id}_{slug}.yaml"
+        _keep_written_examples(page_text, data, spec_name, svg_name, page.svg, report)
     return _finish(read, data, f"{challenge_id}_{slug}.yaml", svg_name, page.svg, report)
 
 
@@ -812,7 +820,27 @@ def _examples(
             entry["explanation"] = written.explanation
         if not page.matrix and set(written.labels) & set(read.sizes):
             entry["show_sizes"] = True
+        numbers = page_reader.example_numbers(*_number_pairs(entry, written.shown))
+        if numbers:
+            entry["numbers"] = numbers
     return found
+
+
+def _number_pairs(entry: Dict[str, Any], shown: Any) -> Tuple[List[Any], List[Any]]:
+    """(spec value, text on the page) of every number the page writes for the example's Input
+    part and its Output part, where the page writes a value of the spec's size."""
+    parts: Tuple[List[Any], List[Any]] = ([], [])
+    given = {**entry["scalars"], **entry["inputs"]}
+    for is_output, values in ((False, given), (True, entry["outputs"])):
+        for name, value in values.items():
+            flat = infer.flat(value if isinstance(value, list) else [value])
+            written = next(
+                (c for c in shown.found.get((name, is_output), []) if len(c.values) == len(flat)),
+                None,
+            )
+            if written is not None:
+                parts[is_output].extend(zip(flat, [text for _, text in written.values]))
+    return parts
 
 
 def _shown_outputs(params: List[ParamInfo], shown: Optional[Any]) -> Dict[str, Any]:
@@ -885,6 +913,54 @@ def _page_example(
         params, computed, _shown_outputs(params, written.shown), True, attrs, report, number
     )
     return {"scalars": scalars, "inputs": inputs, "outputs": outputs}
+
+
+def _keep_written_examples(
+    page_text: str,
+    data: Dict[str, Any],
+    spec_name: str,
+    svg_name: Optional[str],
+    svg_text: Optional[str],
+    report: Report,
+) -> None:
+    """Give every example whose section the spec does not render as the page writes it the
+    page's data block as its `display` (the explanation too where it is not the block's end)."""
+    examples = data["examples"] or [data["example"]]
+    with tempfile.TemporaryDirectory(prefix="chgen-import-page-") as tmp:
+        root = Path(tmp)
+        spec_path = root / spec_name
+        spec_path.write_text(dump_spec(data, []), encoding="utf-8")
+        if svg_name:
+            (root / svg_name).write_text(svg_text + "\n", encoding="utf-8")
+        try:
+            rendered = render_page(load_spec(spec_path, root))
+        except Exception:  # noqa: BLE001 - the main pass reports why the spec fails
+            return
+    if rendered == page_text:
+        return
+    written = read_page_facts(page_text)
+    ours = read_page_facts(rendered)
+    theirs = list(written.examples())
+    for number, (entry, section) in enumerate(zip(examples, ours.examples()), start=1):
+        match = next((e for e in theirs if e.title == section.title), None)
+        if match is None:
+            continue
+        theirs.remove(match)
+        body, mine = written.body(match.heading), ours.body(section.heading)
+        if body.strip("\n") == mine.strip("\n"):
+            continue
+        block = body.strip("\n")
+        explanation = (entry.get("explanation") or "").strip()
+        if explanation and block.endswith("\n" + explanation):
+            block = block[: -len(explanation)].rstrip("\n")
+        else:
+            entry.pop("explanation", None)
+        entry["display"] = block + "\n"
+        entry.pop("numbers", None)
+        report.note(
+            f"challenge.html: example {number}'s data is kept as the page writes it (display); "
+            "chgen does not render it from the values"
+        )
 
 
 def _check_performance_bullet(

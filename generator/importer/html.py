@@ -7,7 +7,7 @@ values, the performance bullet, all verbatim); this module maps those facts onto
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 from generator.challenge.page import (
     BULLET,
@@ -19,6 +19,7 @@ from generator.challenge.page import (
     performance_bullet,
 )
 from generator.challenge.page import read_page as read_page_facts
+from generator.html import NumberFormat, format_number
 
 _SECTIONS = ("implementation requirements", "example", "constraints")
 
@@ -148,3 +149,42 @@ def read_page(
 def item_html(item: ListItem) -> str:
     """An item on one line as the spec writes it; one the page breaks over lines, verbatim."""
     return item.html if "\n" in item.html else item.text
+
+
+def _number_forms() -> Iterator[Dict[str, Any]]:
+    """The example number formats an import tries, simplest first ({}: chgen's own)."""
+    yield {}
+    yield {"ints": True}
+    for decimals in range(0, 11):
+        yield {"decimals": decimals}
+        yield {"decimals": decimals, "fixed": True}
+        yield {"decimals": decimals, "ints": True}
+    for digits in range(1, 18):
+        yield {"digits": digits}
+
+
+def number_form(pairs: List[Tuple[Any, str]]) -> Optional[Dict[str, Any]]:
+    """The first format that writes every (spec value, text on the page) pair as the page does;
+    None when none does (the page's text is no rounding of the values)."""
+    floats = [(value, text) for value, text in pairs if isinstance(value, float)]
+    for fields in _number_forms():
+        form = NumberFormat(**fields)
+        if all(format_number(value, form) == text for value, text in floats):
+            return fields
+    return None
+
+
+def example_numbers(
+    inputs: List[Tuple[Any, str]], outputs: List[Tuple[Any, str]]
+) -> Optional[Dict[str, Any]]:
+    """An example's `numbers:` from the (value, text) pairs of its Input and Output parts: one
+    format for both where one fits, else the parts' own (chgen's where a part needs none)."""
+    both = number_form(inputs + outputs)
+    if both is not None:
+        return both or None
+    given, got = number_form(inputs), number_form(outputs)
+    if got:
+        return {**got, "parts": ["output"]}
+    if given:
+        return {**given, "parts": ["input"]}
+    return None

@@ -298,6 +298,32 @@ class Defaults(Strict):
     inputs: Dict[str, Distribution] = Field(default_factory=dict)
 
 
+class NumberForm(Strict):
+    """How an example writes its floats where its page rounds them (5.67 for 5.6667); the values
+    stay as given, and verification against the reference uses them."""
+
+    #: round to this many decimals (0.7311), written shortest unless `fixed`
+    decimals: Optional[int] = Field(default=None, ge=0, le=12)
+    #: always `decimals` decimals (5.00)
+    fixed: bool = False
+    #: round to this many significant digits instead (0.36514813)
+    digits: Optional[int] = Field(default=None, ge=1, le=17)
+    #: int-valued floats written as ints (2 for 2.0)
+    ints: bool = False
+    #: the parts written so: the Input part (its tensors and scalars), the Output part
+    parts: List[Literal["input", "output"]] = Field(default_factory=lambda: ["input", "output"])
+
+    @model_validator(mode="after")
+    def _one_rounding(self) -> "NumberForm":
+        if self.decimals is not None and self.digits is not None:
+            raise ValueError("give decimals or digits, not both")
+        if self.fixed and self.decimals is None:
+            raise ValueError("fixed needs decimals (the count it writes)")
+        if not self.parts or len(set(self.parts)) != len(self.parts):
+            raise ValueError("parts names input and/or output, each once")
+        return self
+
+
 class Example(Strict):
     """A worked example: literal inputs and hand-computed outputs, shown in challenge.html."""
 
@@ -311,6 +337,11 @@ class Example(Strict):
     title: Optional[str] = None
     #: the <pre> form lists the sizes too (`N = 4`), as a minority of public pages do
     show_sizes: bool = False
+    #: how the page rounds the example's floats (default: chgen's shortest form)
+    numbers: Optional[NumberForm] = None
+    #: escape hatch: the HTML of the example's data block, shown instead of the rendered values
+    #: (for a page whose text is no function of them); the values are still verified
+    display: Optional[str] = None
 
 
 def _spaces(value: str) -> str:
@@ -347,6 +378,8 @@ class MatrixForm(Strict):
     strong: bool = True
     #: the Output part in a <p> of its own (else `Output:<br>` follows the inputs in one <p>)
     split: bool = True
+    #: a blank line between the Input <p> and the Output <p> of a split example
+    gap: bool = True
     #: "code": `<code>A</code> (2&times;2):`; "latex": `Matrix \\(A\\) (\\(2 \\times 2\\)):`
     #: and `Vector \\(x\\):` for 1-D data
     labels: Literal["code", "latex"] = "code"
