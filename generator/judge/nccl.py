@@ -18,7 +18,11 @@ from typing import Any, Dict, List, Sequence, Tuple
 #: sizeof(ncclUniqueId)
 UNIQUE_ID_BYTES = 128
 #: the parameters solve gets after the signature's, as the rank passes them (name, ctype)
-RANK_ARGUMENTS = (("comm", ctypes.c_void_p), ("rank", ctypes.c_int32), ("world_size", ctypes.c_int32))
+RANK_ARGUMENTS = (
+    ("comm", ctypes.c_void_p),
+    ("rank", ctypes.c_int32),
+    ("world_size", ctypes.c_int32),
+)
 
 
 class UniqueId(ctypes.Structure):
@@ -80,5 +84,7 @@ def rank_arguments(
 
     rank, world = int(setup["rank"]), int(setup["world_size"])
     values = {"comm": communicator(rank, world, device), "rank": rank, "world_size": world}
-    extra = [JudgeParam(name, lookup("int32"), "in", False, ctype) for name, ctype in RANK_ARGUMENTS]
+    extra = [
+        JudgeParam(name, lookup("int32"), "in", False, ctype) for name, ctype in RANK_ARGUMENTS
+    ]
     return list(params) + extra, values

@@ -111,7 +111,9 @@ def find_nccl() -> Optional[Path]:
     for entry in sys.path:
         if entry:
             candidates.append(Path(entry) / "nvidia" / "nccl")
-    return next((folder for folder in candidates if (folder / "include" / "nccl.h").is_file()), None)
+    return next(
+        (folder for folder in candidates if (folder / "include" / "nccl.h").is_file()), None
+    )
 
 
 def nccl_missing() -> str:

@@ -176,7 +176,10 @@ def test_the_cuda_starter_and_naive_solution_of_144_compile(tmp_path):
     if find_nccl() is None:
         pytest.skip(nccl_missing())
     cuda = BY_KEY["cuda"]
-    for source in [CHALLENGE_144 / "starter" / "starter.cu", SOLUTIONS_144 / "naive" / "solution.cu"]:
+    for source in [
+        CHALLENGE_144 / "starter" / "starter.cu",
+        SOLUTIONS_144 / "naive" / "solution.cu",
+    ]:
         workdir = tmp_path / source.stem
         workdir.mkdir()
         built = cuda.build(source, workdir, "sm_90")
