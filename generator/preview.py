@@ -24,7 +24,7 @@ from pygments.lexers import get_lexer_by_name
 
 from generator.challenge.page import math_spans, read_page
 from generator.challenge.pyfile import read_challenge_py
-from generator.languages import IN_TAB_ORDER
+from generator.languages import IN_TAB_ORDER, for_gpus
 from generator.naming import DIFFICULTIES
 from generator.resources import template_dir
 
@@ -177,11 +177,26 @@ def _title_parts(challenge_dir: Path) -> tuple[str, str | None]:
     return number, difficulty if difficulty in DIFFICULTIES else None
 
 
+def _offered(challenge_dir: Path) -> set[str]:
+    """The languages the challenge ships starters in: a multi-GPU challenge (challenge.py's
+    num_gpus) only those that can reach their peer ranks."""
+    source = challenge_dir / "challenge.py"
+    num_gpus = 1
+    if source.is_file():
+        text = source.read_text(encoding="utf-8", errors="replace")
+        num_gpus = read_challenge_py(text).literal("num_gpus", 1)
+    return {lang.key for lang in for_gpus(num_gpus if isinstance(num_gpus, int) else 1)}
+
+
 def _highlight_starters(challenge_dir: Path) -> list[dict[str, str | Markup | None]]:
     """Highlight each starter; a missing file is shown as such rather than hidden, unless the
-    tree need not hold it (a language newer than the tree)."""
+    tree need not hold it (a language newer than the tree, or one a multi-GPU challenge leaves
+    out)."""
     starters: list[dict[str, str | Markup | None]] = []
+    offered = _offered(challenge_dir)
     for lang in IN_TAB_ORDER:
+        if lang.key not in offered:
+            continue
         filename, label, lexer_name = lang.starter_name, lang.title, lang.lexer
         slug = filename.split(".")[1]
         path = challenge_dir / "starter" / filename

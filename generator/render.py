@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import functools
 import math
+import re
 import textwrap
 from dataclasses import dataclass, field, fields
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
@@ -183,8 +184,9 @@ def render_starters(spec: Spec) -> Dict[str, str]:
     params = sig_params(spec)
     easy = spec.difficulty == "easy"
     files = {}
+    ranks = spec.num_gpus > 1
     for lang in for_gpus(spec.num_gpus):  # the others are named on the page, with the reason
-        typed = lang.starter_params(params)
+        typed = lang.starter_params(params) + (lang.rank_params() if ranks else [])
         grid = spec.scaffold.grid if spec.scaffold else []
         context = StarterContext(
             comment=lang.written_comment(lang.comment(params, easy)),
@@ -194,7 +196,7 @@ def render_starters(spec: Spec) -> Dict[str, str]:
             kernel_parameters=", ".join(_kernel_parameters(spec, lang, params, grid)),
             helpers=textwrap.dedent(spec.starter_helpers.get(lang.key, "")).strip("\n"),
             docstring=rank_docstring(spec, lang),
-            language_extras=lang.extra_context(params),
+            language_extras=lang.extra_context(params, ranks),
         )
         text = render_template(lang.template, context)
         name = f"starter/{lang.starter_name}"
@@ -628,7 +630,8 @@ class ChallengeHtmlContext(TemplateContext):
     example_gaps: List[str]
     constraints_gap: str
     #: a multi-GPU challenge: the paragraphs that explain the ranks (empty otherwise)
-    rank_setup: List[str] = field(default_factory=list)
+    #: a multi-GPU challenge's setup paragraphs, each as its lines (wrapped as spec paragraphs are)
+    rank_setup: List[List[str]] = field(default_factory=list)
 
 
 def example_section(spec: Spec, example: Example, title: str) -> html.ExampleSection:
@@ -718,7 +721,20 @@ def code_names(names: Sequence[str]) -> str:
     return names_text([f"<code>{name}</code>" for name in names])
 
 
-def rank_setup(spec: Spec) -> List[str]:
+#: a generated page paragraph's line width: the template indents it two spaces, 100 in all, as
+#: the specs' paragraphs are written
+PARAGRAPH_WIDTH = 98
+INLINE_MATH = re.compile(r"\\\(.*?\\\)")
+
+
+def wrapped_paragraph(text: str) -> List[str]:
+    """A generated paragraph wrapped as the description's paragraphs are (words never split)."""
+    kept = INLINE_MATH.sub(lambda m: m.group(0).replace(" ", "\0"), text)  # math stays on a line
+    lines = textwrap.wrap(kept, PARAGRAPH_WIDTH, break_long_words=False, break_on_hyphens=False)
+    return [line.replace("\0", " ") for line in lines]
+
+
+def rank_setup(spec: Spec) -> List[List[str]]:
     """The page's account of a multi-GPU challenge: G ranks, what each holds, what must be
     identical, and which languages take part (with the reason the others do not)."""
     if spec.distributed is None:
@@ -747,7 +763,8 @@ def rank_setup(spec: Spec) -> List[str]:
             by_doc.setdefault(tuple(lang.distributed_doc), []).append(lang.title)
     how = " ".join(f"{names_text(titles)}: {' '.join(doc)}" for doc, titles in by_doc.items())
     skipped = "; ".join(f"{lang.title}: {lang.distributed_refusal}" for lang in refused)
-    return [text, how + (f" Not offered here ({skipped})." if refused else "")]
+    how += f" Not offered here ({skipped})." if refused else ""
+    return [wrapped_paragraph(text), wrapped_paragraph(how)]
 
 
 # --------------------------------------------------------------------------------- the tree

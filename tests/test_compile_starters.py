@@ -58,8 +58,12 @@ def test_cuda_starter_compiles_for_sm75_and_sm90(directory: Path, tmp_path: Path
     require_starter(directory, "cuda")
     nvcc = shutil.which("nvcc")
     assert nvcc, "nvcc is required (CUDA 13.0 toolkit)"
+    try:  # a multi-GPU starter includes nccl.h
+        headers = BY_KEY["cuda"].nccl_flags(directory / "starter" / "starter.cu")
+    except FileNotFoundError as exc:
+        pytest.skip(str(exc))
     result = subprocess.run(
-        [nvcc, "-shared", "-Xcompiler", "-fPIC", "-Werror", "all-warnings",
+        [nvcc, "-shared", "-Xcompiler", "-fPIC", "-Werror", "all-warnings", *headers,
          "-gencode", "arch=compute_75,code=sm_75", "-gencode", "arch=compute_90,code=sm_90",
          "-o", str(tmp_path / "starter.so"), str(directory / "starter" / "starter.cu")],
         capture_output=True, text=True,

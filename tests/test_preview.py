@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from generator import preview
-from generator.languages import IN_TAB_ORDER
+from generator.languages import IN_TAB_ORDER, for_gpus
 from generator.preview import PreviewError
 
 FIXTURE = Path(__file__).parent / "fixtures" / "preview_challenge"
@@ -182,6 +182,15 @@ def test_fixture_page_shows_name_svg_and_all_starters(page: str) -> None:
         assert f">{label}</span>" in page and f">{filename}</span>" in page
     assert "is missing" not in page
     assert 'class="hl"' in page and page.count('class="linenos"') > 40
+
+
+def test_a_multi_gpu_page_shows_only_the_starters_it_ships() -> None:
+    tree = Path(__file__).parents[1] / "generated" / "challenges" / "hard"
+    page = preview.render_preview(tree / "144_distributed_rms_norm_backward")
+    for lang in IN_TAB_ORDER:
+        shipped = lang in for_gpus(4)
+        assert (f">{lang.starter_name}</span>" in page) == shipped, lang.title
+    assert "is missing" not in page
 
 
 def test_page_is_self_contained(page: str) -> None:

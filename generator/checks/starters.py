@@ -404,6 +404,8 @@ def syntax_rules() -> Dict[str, Dict[str, tuple]]:
 
 def check(ch: ChallengeDir, model: Optional[ChallengeModel], report: Report) -> None:
     signature = model.signature if model is not None else None
+    num_gpus = model.literal("num_gpus", 1) if model is not None else 1
+    ranks = isinstance(num_gpus, int) and num_gpus > 1
     rules = syntax_rules()
     for lang in LANGUAGES:
         source = ch.file(f"starter/{lang.starter_name}")
@@ -423,9 +425,9 @@ def check(ch: ChallengeDir, model: Optional[ChallengeModel], report: Report) -> 
         if signature is None:
             continue
         complete = all(entry.dtypes for entry in signature)
-        _params(lang, parsed, source, signature, complete, report)
+        _params(lang, parsed, source, signature, complete, report, ranks)
         if complete:  # without the types, which parameters are tensors is unknown
-            _comments(lang, parsed, source, model, ch.easy, report)
+            _comments(lang, parsed, source, model, ch.easy, report, ranks)
 
 
 def _shape(lang: Language, parsed: Parsed, source: SourceFile, easy: bool, report: Report) -> None:
@@ -492,7 +494,10 @@ def _params(
     signature: List[SigEntry],
     complete: bool,
     report: Report,
+    ranks: bool = False,
 ) -> None:
+    """solve's parameters: the signature's, in its order (then, in a multi-GPU challenge, the
+    communicator, rank and world size of a language that takes them)."""
     where = source.display
     params = [e.sig_param() for e in signature]
     visible = {p.name for p in lang.visible(params)}
@@ -509,7 +514,8 @@ def _params(
                 f"write {lang.spelled(param.name)!r}, as chgen does",
             )
     spelled = {p.name: s.name for p, s in zip(lang.visible(params), lang.spelled_params(params))}
-    if got != [spelled[e.name] for e in expected]:
+    wanted = [spelled[e.name] for e in expected] + [p.name for p in lang.rank_params() if ranks]
+    if got != wanted:
         detail = ""
         if lang.drops_outputs:
             dropped_inout = [
@@ -525,8 +531,7 @@ def _params(
             where,
             parsed.solve_line,
             parsed.solve_col,
-            f"solve takes ({', '.join(got)}); the signature gives "
-            f"({', '.join(spelled[e.name] for e in expected)}){detail}",
+            f"solve takes ({', '.join(got)}); the signature gives ({', '.join(wanted)}){detail}",
         )
         return
     if not complete:
@@ -703,6 +708,7 @@ def _comments(
     model: ChallengeModel,
     easy: bool,
     report: Report,
+    ranks: bool = False,
 ) -> None:
     where = source.display
     params = model.sig_params()
@@ -761,6 +767,8 @@ def _comments(
     for block in blocks:
         if block is chosen:
             continue
+        if ranks and lang.rank_params() and chosen and block[-1].line < chosen[0].line:
+            continue  # a multi-GPU starter's note on its ranks, above the parameter comment
         for comment in block:
             report.add(
                 "S006",

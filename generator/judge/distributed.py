@@ -29,7 +29,7 @@ import time
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from generator.judge import verdicts as V
 from generator.judge.channel import Channel, ChannelClosed
@@ -125,8 +125,18 @@ class RankGroup:
     together, watched together (the memory of the whole group, the death of any rank), and
     killed together."""
 
-    def __init__(self, job: Dict[str, Any], params: List[Any], mode: Mode, world: int, backend):
+    def __init__(
+        self,
+        job: Dict[str, Any],
+        params: List[Any],
+        mode: Mode,
+        world: int,
+        backend: str,
+        idle_rss: Callable[[], float] = lambda: 0.0,
+    ):
         self.job, self.mode, self.world = job, mode, world
+        #: the resident memory of the job's other groups, idle meanwhile (the limit is for all)
+        self.idle_rss = idle_rss
         self.memory_limit = int(job["memory_limit"])
         self.memory_seen = 0.0
         artifact = Path(job["artifact"])
@@ -250,12 +260,12 @@ class RankGroup:
             )
         if time.monotonic() - self.memory_seen >= MEMORY_POLL_S:
             self.memory_seen = time.monotonic()
-            rss, _ = tree_usage(self.proc.pid)
+            rss = tree_usage(self.proc.pid)[0] + self.idle_rss()
             if rss > self.memory_limit:
                 self.kill()
                 raise Stop(
                     V.MEMORY_LIMIT,
-                    f"{where}: the {self.world} ranks held {rss / 2**20:.0f} MiB resident, over "
+                    f"{where}: the ranks held {rss / 2**20:.0f} MiB resident, over "
                     f"the {self.memory_limit / 2**20:.0f} MiB limit; every rank was killed",
                 )
         if self.proc.poll() is not None:
@@ -297,6 +307,16 @@ class RankGroup:
         shutil.rmtree(self.scratch, ignore_errors=True)
 
 
+def visible_gpus(needed: int, visible: int) -> None:
+    """One GPU per rank, and the example and the performance case run on num_gpus ranks: a
+    machine with fewer GPUs cannot judge the challenge."""
+    if visible < needed:
+        raise Stop(
+            V.JUDGE_ERROR,
+            f"needs {needed} GPUs (one per rank), this machine has {visible}",
+        )
+
+
 def rank_device(device: str, rank: int) -> str:
     """One GPU per rank: rank r on cuda:r; on the CPU every rank on the CPU."""
     return f"cuda:{rank}" if device.startswith("cuda") else device
@@ -316,7 +336,9 @@ def on_device(device: str) -> Iterator[None]:
 
 
 class Groups:
-    """The process groups of one job, one per world size its cases use, started on first use."""
+    """The process groups of one job, one per world size its cases use, each started on first
+    use and kept while the others run (starting a group takes seconds, and the cases of a
+    challenge alternate between sizes)."""
 
     def __init__(self, judge: "DistributedJudge"):
         self.judge = judge
@@ -327,11 +349,15 @@ class Groups:
         that raised leaves its peers waiting in a collective, so a failure kills the group)."""
         if world not in self.groups or not self.groups[world].alive:
             judge = self.judge
-            for other in list(self.groups.values()):  # one group alive at a time
-                other.close()
-            self.groups.clear()
+            if world in self.groups:
+                self.groups.pop(world).close()
             judge.result.progress("load", float(judge.job.get("startup_timeout", 300)))
-            group = RankGroup(judge.job, judge.params, judge.mode, world, judge.backend)
+
+            def idle_rss() -> float:
+                others = [g for size, g in self.groups.items() if size != world and g.alive]
+                return float(sum(tree_usage(g.proc.pid)[0] for g in others))
+
+            group = RankGroup(judge.job, judge.params, judge.mode, world, judge.backend, idle_rss)
             self.groups[world] = group
             group.request_all([{"op": "load"}] * world, judge.startup, "load")
         return self.groups[world]
@@ -365,13 +391,11 @@ class DistributedJudge(Judge):
                 f"{self.language.title} cannot take part in a multi-GPU challenge: "
                 f"{self.language.distributed_refusal}",
             )
+        if kind not in self.language.distributed_backends:
+            raise Stop(V.JUDGE_ERROR, f"{self.language.title} runs its ranks on GPUs only")
         self.backend = self.language.distributed_backends[kind]
-        if kind == "cuda" and self.torch.cuda.device_count() < self.num_gpus:
-            raise Stop(
-                V.JUDGE_ERROR,
-                f"the challenge needs {self.num_gpus} GPUs; {self.torch.cuda.device_count()} "
-                "are visible",
-            )
+        if kind == "cuda":
+            visible_gpus(self.num_gpus, self.torch.cuda.device_count())
         self.mode = Mode(**self.job["sandbox"])
         self.result.data["env"]["sandbox"] = self.mode.describe()
         self.result.data["env"]["memory_limit"] = int(self.job["memory_limit"])

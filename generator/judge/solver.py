@@ -87,8 +87,16 @@ class Solver:
         memory = hello.get("memory_limit") if self.device == "cpu" else None
         self.language.prepare_worker()
         limit_this_process(int(hello["nproc"]), memory)
+        #: what solve gets after the signature's parameters on a rank (a native solve's NCCL
+        #: communicator, rank and world size; see generator.judge.nccl)
+        self.rank_values: Dict[str, Any] = {}
         if hello.get("distributed"):
+            from generator.judge.nccl import rank_arguments
+
             join_process_group(hello["distributed"], self.device)
+            self.params, self.rank_values = rank_arguments(
+                self.language, self.params, hello["distributed"], self.device
+            )
         self.artifact = Path(hello["artifact"])
         self.mapped = None
         self.values: Dict[str, Any] = {}
@@ -108,7 +116,7 @@ class Solver:
 
         self.release({}, [])
         self.mapped = Mapped(request["buffers"], fds)
-        self.values = dict(request["scalars"])
+        self.values = {**request["scalars"], **self.rank_values}
         for name, spec in request["tensors"].items():
             self.values[name] = self.mapped.view(spec)
         if request.get("compile_only"):

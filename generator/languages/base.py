@@ -112,6 +112,9 @@ class Language:
     distributed_doc: ClassVar[tuple] = ()
     #: the process-group backend the judge starts for this language, by device kind
     distributed_backends: ClassVar[Dict[str, str]] = {}
+    #: the communicator the judge makes on each rank and passes to solve after its parameters
+    #: (with the rank and the world size, as `rank_params` declares them); None: none is passed
+    distributed_communicator: ClassVar[Optional[str]] = None
 
     @property
     def distributed(self) -> bool:
@@ -209,7 +212,13 @@ class Language:
         """JAX names only the tensors it receives; everyone else names every tensor."""
         return True
 
-    def extra_context(self, params: Sequence[SigParam]) -> Dict[str, Any]:
+    def rank_params(self) -> List[StarterParam]:
+        """The parameters a multi-GPU starter's solve takes after the signature's (the judge's
+        communicator, rank and world size); none where the language reaches its peers otherwise."""
+        return []
+
+    def extra_context(self, params: Sequence[SigParam], ranks: bool = False) -> Dict[str, Any]:
+        """Template variables of this language's own; `ranks`: a multi-GPU starter."""
         return {}
 
     # ------------------------------------------------------------------ judging

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
-from typing import Any, Dict, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence
 
-from generator.languages.base import Language, SigParam
+from generator.languages.base import Language, SigParam, StarterParam
+
+NCCL_INCLUDE = re.compile(r"^\s*#\s*include\s*[<\"]nccl\.h[>\"]", re.M)
 
 
 class Cuda(Language):
@@ -26,7 +29,16 @@ class Cuda(Language):
     native = True
     default_target = "sm_90"
     build_tool = "nvcc"
-    distributed_refusal = "the judge does not pass an NCCL communicator to a native solve yet"
+    distributed_refusal = None
+    #: the judge makes an NCCL communicator per rank and passes it after the signature's parameters
+    distributed_doc = (
+        "After the signature's parameters solve gets ncclComm_t comm (this rank's NCCL",
+        "communicator), int rank and int world_size. Launch kernels and collectives",
+        "(ncclAllReduce(..., comm, 0)) on the default stream 0; the judge synchronises the",
+        "device after solve returns.",
+    )
+    distributed_backends = {"cuda": "nccl"}
+    distributed_communicator = "nccl"
     #: C/C++ keywords and the CUDA built-ins a parameter would shadow: written `int_`, `half_`
     keywords = frozenset(
         {
@@ -47,9 +59,16 @@ class Cuda(Language):
     def scalar_type(self, p: SigParam) -> str:
         return f"{p.dtype.cuda} {p.name}"
 
-    def extra_context(self, params: Sequence[SigParam]) -> Dict[str, Any]:
-        includes = sorted({p.dtype.cuda_include for p in params if p.is_tensor} - {None})
-        return {"includes": includes}
+    def rank_params(self) -> List[StarterParam]:
+        return [
+            StarterParam("comm", "ncclComm_t comm"),
+            StarterParam("rank", "int rank"),
+            StarterParam("world_size", "int world_size"),
+        ]
+
+    def extra_context(self, params: Sequence[SigParam], ranks: bool = False) -> Dict[str, Any]:
+        includes = {p.dtype.cuda_include for p in params if p.is_tensor} - {None}
+        return {"includes": sorted(includes | ({"nccl.h"} if ranks else set()))}
 
     # ------------------------------------------------------------------ judging
     def build(self, source: Path, workdir: Path, target: Optional[str]) -> Path:
@@ -62,8 +81,22 @@ class Cuda(Language):
         out = workdir / "solution.so"
         arch = target or self.default_target
         command = [nvcc, "-O3", f"-arch={arch}", "-std=c++17", "-shared", "-Xcompiler", "-fPIC"]
+        command += self.nccl_flags(source)
         run_build(command + ["-o", str(out), str(source.resolve())], source, workdir)
         return out
+
+    @staticmethod
+    def nccl_flags(source: Path) -> List[str]:
+        """NCCL's headers for a solution that includes nccl.h. It is not linked: its calls resolve
+        to the libnccl the judge's rank loaded globally, the one its communicator comes from."""
+        from generator.toolchain.tools import find_nccl, nccl_missing
+
+        if not NCCL_INCLUDE.search(source.read_text(encoding="utf-8", errors="replace")):
+            return []
+        home = find_nccl()
+        if home is None:
+            raise FileNotFoundError(nccl_missing())
+        return [f"-I{home / 'include'}"]
 
     def load(self, artifact: Path, params: Sequence[SigParam]) -> Any:
         from generator.toolchain.bindings import NativeSolve

@@ -39,7 +39,7 @@ class Jax(Language):
             return "jax.Array"
         return f"tuple[{', '.join('jax.Array' for _ in returned)}]"
 
-    def extra_context(self, params: Sequence[SigParam]) -> Dict[str, Any]:
+    def extra_context(self, params: Sequence[SigParam], ranks: bool = False) -> Dict[str, Any]:
         return {
             "return_annotation": self.return_annotation(params),
             "return_comment": self.return_comment,

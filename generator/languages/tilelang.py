@@ -51,7 +51,7 @@ class TileLang(PyTorch):
     packages = ("tilelang",)
     distributed_refusal = "the judge starts no process group for TileLang solutions yet"
 
-    def extra_context(self, params: Sequence[SigParam]) -> Dict[str, Any]:
+    def extra_context(self, params: Sequence[SigParam], ranks: bool = False) -> Dict[str, Any]:
         """`import tilelang.language as T`, unless a parameter is called T (challenge 143's
         row count): then the module is TL, so that solve's parameter does not redefine it."""
         taken = {p.name for p in params}

@@ -96,3 +96,29 @@ def find_mojo_runtime() -> Optional[Path]:
         if all((folder / name).is_file() for name in MOJO_RUNTIME_LIBS):
             return folder
     return None
+
+
+#: the distribution that ships NCCL's header and library (the toolchains extra installs it)
+NCCL_DISTRIBUTION = "nvidia-nccl-cu13"
+
+
+def find_nccl() -> Optional[Path]:
+    """NCCL's folder (include/nccl.h, lib/libnccl.so.2): CHGEN_NCCL_HOME, else the `nvidia.nccl`
+    package of the nvidia-nccl-cu13 wheel; None when neither holds the header."""
+    candidates = []
+    if os.environ.get("CHGEN_NCCL_HOME"):
+        candidates.append(Path(os.environ["CHGEN_NCCL_HOME"]))
+    for entry in sys.path:
+        if entry:
+            candidates.append(Path(entry) / "nvidia" / "nccl")
+    return next(
+        (folder for folder in candidates if (folder / "include" / "nccl.h").is_file()), None
+    )
+
+
+def nccl_missing() -> str:
+    """The one line a build that includes nccl.h without NCCL installed ends with."""
+    return (
+        f"nccl.h not found: install chgen's toolchains extra ({NCCL_DISTRIBUTION}) or set "
+        "CHGEN_NCCL_HOME to a folder holding include/nccl.h"
+    )
