@@ -22,7 +22,7 @@ import jinja2
 from generator import html
 from generator.challenge.pyfile import WORLD_SIZE
 from generator.dtypes import lookup
-from generator.formatting import format_text
+from generator.formatting import LINE_LENGTH, format_text
 from generator.languages import LANGUAGES, SigParam, for_gpus
 from generator.resources import template_dir
 from generator.spec import shapes
@@ -296,11 +296,25 @@ def make_call(spec: Spec, scalars: Dict[str, Any]) -> str:
     return f"self._make({', '.join(args)})"
 
 
+#: the indent of a statement in a generate_* method of challenge.py
+CASE_INDENT = " " * 8
+
+
 @dataclass
 class CaseCode:
     comment: str
     lines: List[str]
     call: str
+
+    @property
+    def comment_lines(self) -> List[str]:
+        """The case's comment wrapped to flake8's line length at the method body's indent (a long
+        note or name would otherwise make challenge.py fail E501)."""
+        width = LINE_LENGTH - len(CASE_INDENT) - len("# ")
+        wrapped = textwrap.wrap(
+            self.comment, width=width, break_long_words=False, break_on_hyphens=False
+        )
+        return wrapped or [self.comment]
 
 
 #: the base class's descriptor of each distribution, and the dtype it assumes when none is given

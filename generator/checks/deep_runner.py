@@ -57,6 +57,7 @@ def check_in_sandbox(
             "challenges": [{"path": str(ch.path), "display": ch.display} for ch in todo],
             "select": list(options.select),
             "ignore": list(options.ignore),
+            "cases": list(options.cases),
         }
         readable = sorted({_readable(ch) for ch in todo})
         run = sandbox.run_module("generator.checks.deep_runner", job, deep_limits(), readable)
@@ -113,7 +114,12 @@ def main() -> None:
     from generator.challenge.pyfile import read_challenge_py
     from generator.checks import deep
 
-    options = Options(deep=True, select=tuple(job["select"]), ignore=tuple(job["ignore"]))
+    options = Options(
+        deep=True,
+        select=tuple(job["select"]),
+        ignore=tuple(job["ignore"]),
+        cases=tuple(job["cases"]),  # type: ignore[arg-type]
+    )
     for index, entry in enumerate(job["challenges"]):
         sandbox.send({"step": index})
         ch = ChallengeDir(Path(entry["path"]), entry["display"])

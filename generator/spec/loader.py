@@ -1192,7 +1192,6 @@ def _check_example(spec, index, params, inputs, outputs) -> Iterable[Issue]:
     for group, values in (("inputs", ex.inputs), ("outputs", ex.outputs)):
         for key, value in values.items():
             if key in params and params[key].is_tensor:
-                yield from _check_finite_kind(params[key], value, base + (group, key))
                 want = resolve_shape(params[key], ex.scalars, ex.shapes)
                 got = literal_shape(value)
                 if want is not None and min(want, default=0) >= 0 and got != want:
@@ -1202,22 +1201,6 @@ def _check_example(spec, index, params, inputs, outputs) -> Iterable[Issue]:
                         f"sizes give {list(want)}",
                         "make the literal match that shape, or fix the example's sizes",
                     )
-
-
-def _check_finite_kind(p: Param, value: Any, loc) -> Iterable[Issue]:
-    """inf and nan are float data: an integer tensor cannot hold them."""
-    from generator.dtypes import lookup
-
-    if lookup(p.dtype).kind == "float":
-        return
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, list):
-            stack.extend(item)
-        elif isinstance(item, float) and not math.isfinite(item):
-            yield loc, f"{p.name!r} is {p.dtype} but its data holds {item!r}", "use a float dtype"
-            return
 
 
 def _check_inputs(spec, params, inputs, own, scalars, where, overrides=None) -> Iterable[Issue]:
@@ -1258,7 +1241,6 @@ def _check_distribution(p: Param, dist: Distribution, params, order, scalars, lo
     if kind in ("uniform", "normal") and not lookup(p.dtype).is_float:
         yield loc, f"{kind} draws floats but {p.name!r} is {p.dtype}", "use randint"
     if isinstance(dist, Values):
-        yield from _check_finite_kind(p, dist.values, loc)
         want = resolve_shape(p, scalars, overrides)
         if want is not None and min(want, default=0) >= 0:
             got = literal_shape(dist.values)
