@@ -121,7 +121,7 @@ def test_a_corrupt_cache_entry_is_ignored(project):
     for entry in (project / ".chgen-cache" / "generate" / "rendered").rglob("*.json"):
         entry.write_text("{not json")
     result = run(project, check=True)
-    assert result.up_to_date and result.rendered == 2
+    assert result.up_to_date and result.rendered == len(list((project / "specs").glob("*.yaml")))
 
 
 def test_the_package_fingerprint_covers_every_package_file(tmp_path):

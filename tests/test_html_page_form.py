@@ -82,7 +82,7 @@ def test_matrix_form_choices():
     [
         ("  item_indent: '\\t'\n", "item_indent", "an indentation is spaces only"),
         ("  section_gaps: [1, 1]\n", "section_gaps", "section_gaps gives 2 gap(s)"),
-        ("  section_gaps: [1, 1, 9, 1]\n", "section_gaps", "less than or equal to 3"),
+        ("  section_gaps: [1, 1, 9, 1]\n", "section_gaps", "it must be at most 3"),
         ("  heading_gap: [examples, examples]\n", "heading_gap", "name each section once"),
         ("  pre: {unnamed: [middle]}\n", "unnamed", "'input' or 'output'"),
         ("  matrix: {labels: plain}\n", "labels", "'code' or 'latex'"),
@@ -186,7 +186,7 @@ def test_a_display_replaces_the_data_block_and_keeps_the_explanation():
     [
         ("numbers: {decimals: 2, digits: 3}", "numbers: {", "give decimals or digits, not both"),
         ("numbers: {fixed: true}", "numbers: {", "fixed needs decimals"),
-        ("numbers: {decimals: 20}", "decimals", "less than or equal to 12"),
+        ("numbers: {decimals: 20}", "decimals", "it must be at most 12"),
         ("numbers: {decimals: 2, parts: [middle]}", "parts", "'input' or 'output'"),
         ("numbers: {decimals: 2, parts: []}", "numbers: {", "parts names input and/or output"),
     ],

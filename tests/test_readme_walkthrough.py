@@ -79,7 +79,7 @@ def test_the_readme_states_the_bounds_and_hooks_the_code_has():
         return f"{found['Ge'].ge} to {found['Le'].le}"
 
     assert f"| `id` | the challenge number, {bounds('id')}," in readme
-    assert f"| `num_gpus` | {bounds('num_gpus')}, default 1 |" in readme
+    assert f"| `num_gpus` | {bounds('num_gpus')}, default 1;" in readme
     hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
     for hook in hooks:
         assert f"| `{hook['id']}` | `{hook['entry']}`" in readme, hook["id"]

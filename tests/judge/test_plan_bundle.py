@@ -37,7 +37,7 @@ def test_plan_for_142_lists_starters_solutions_and_baselines(tmp_path):
     kinds = [j.kind for j in plan.jobs]
     assert kinds.count("starter") == len(LANGUAGES) and kinds.count("solution") == 3
     baselines = [j for j in plan.jobs if j.kind == "baseline"]
-    assert len(baselines) == 3 and all(not j.functional and j.perf for j in baselines)
+    assert len(baselines) == 4 and all(not j.functional and j.perf for j in baselines)
     assert Path(baselines[0].source).read_text().startswith("import torch")
     assert Plan.from_json(json.loads(json.dumps(plan.to_json()))).jobs == plan.jobs
 
