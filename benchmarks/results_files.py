@@ -171,7 +171,12 @@ def crosscheck_line(check: Dict[str, Any]) -> str:
     if check.get("judge_run_ms") is not None:
         run_ratio = check["judge_run_ms"] / check["do_bench_ms"]
         text += f"; the judge run's median {check['judge_run_ms']:.4f} ms (ratio {run_ratio:.3f})"
-    return text
+    return text + _measured_in(check)
+
+
+def _measured_in(figures: Dict[str, Any]) -> str:
+    """Figures carried over from another run of the same day say which run made them."""
+    return f" (measured in {figures['measured_in']})" if figures.get("measured_in") else ""
 
 
 def dispatch_floor_line(floor: Dict[str, Any]) -> str:
@@ -185,7 +190,7 @@ def dispatch_floor_line(floor: Dict[str, Any]) -> str:
     where = f"{shape} float32, " if shape else ""
     return (
         f"JAX dispatch floor: {', '.join(parts)} ({where}timed as the judge times a JAX "
-        "solution; every JAX median includes it)"
+        "solution; every JAX median includes it)" + _measured_in(floor)
     )
 
 
