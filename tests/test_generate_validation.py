@@ -8,9 +8,10 @@ from pathlib import Path
 from generator.cli import app
 
 BROKEN_LATEX = ("by 2.\n  </p>", "by 2.\n    It computes \\( y_{i = 2 x_i \\).\n  </p>")
-LONG_NOTE = (
-    "  - name: large\n",
-    "  - name: large\n    note: " + "a long note that goes on " * 4 + "\n",
+#: a long note is wrapped into comment lines; a long comment in the reference is not
+LONG_REFERENCE_LINE = (
+    "  y.copy_(2.0 * x)",
+    "  y.copy_(2.0 * x)  # " + "a long remark that goes on " * 4,
 )
 LATER_CASE_FAILS = (
     "  y.copy_(2.0 * x)",
@@ -42,21 +43,21 @@ def line_of(path: Path, needle: str) -> int:
 
 def test_generate_reports_rendered_findings_at_the_spec_and_writes_nothing(workdir, runner):
     spec = new_spec(workdir, runner)
-    edit(spec, BROKEN_LATEX, LONG_NOTE, LATER_CASE_FAILS, SEVENTH_CASE)
+    edit(spec, BROKEN_LATEX, LATER_CASE_FAILS, LONG_REFERENCE_LINE, SEVENTH_CASE)
     before = sorted(p.relative_to(workdir) for p in (workdir / "generated").rglob("*"))
     result = runner.invoke(app, ["generate", str(spec.relative_to(workdir))])
     assert result.exit_code == 1
     shown = "specs/900_my_thing.yaml"
     latex, note, seven = (
         line_of(spec, "It computes"),
-        line_of(spec, "note:"),
+        line_of(spec, "a long remark"),
         line_of(spec, "name: seven"),
     )
     assert (
         f"{shown}:{latex}:5: H006 `y_{{i = 2 x_i`: 1 '{{' never closed; fix the formula (fix it "
         "in the spec: it renders into challenge.html line 3)"
     ) in result.output
-    assert f"{shown}:{note}:11: F002 E501 line too long (116 > 100 characters)" in result.output
+    assert f"{shown}:{note}:3: F002 E501 line too long (120 > 100 characters)" in result.output
     assert f"{shown}:{seven}:11: D005 reference_impl failed on functional case 4: " in result.output
     assert "AssertionError: seven" in result.output
     assert "nothing was written" in result.output, result.output
