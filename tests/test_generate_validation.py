@@ -74,3 +74,15 @@ def test_the_skeleton_generates_and_validates_cleanly(workdir, runner):
     assert result.exit_code == 0, result.output
     checked = runner.invoke(app, ["check", "generated", "--formatters"])
     assert "0 error(s), 0 warning(s)" in checked.output, checked.output
+
+
+def test_a_long_case_note_is_wrapped_into_comment_lines(workdir, runner):
+    spec = new_spec(workdir, runner)
+    note = "a long note that goes on " * 5
+    edit(spec, ("  - name: large\n", f"  - name: large\n    note: {note.strip()}\n"))
+    result = runner.invoke(app, ["generate", str(spec.relative_to(workdir))])
+    assert result.exit_code == 0, result.output
+    challenge = next((workdir / "generated").rglob("challenge.py")).read_text()
+    comment = [line.strip() for line in challenge.splitlines() if "a long note" in line]
+    assert len(comment) >= 2 and all(len(line) <= 100 for line in challenge.splitlines())
+    assert " ".join(c.removeprefix("# ") for c in comment) == f"large: {note.strip()}"
