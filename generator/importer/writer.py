@@ -32,6 +32,7 @@ _GROUPS = [
     ["functional"],
     ["performance"],
     ["page"],
+    ["sections"],
 ]
 
 
@@ -178,6 +179,14 @@ def _field(key: str, value: Any) -> List[str]:
         lines = [f"{key}:"]
         for example in value:
             sub = _section_lines(example, 4)
+            sub[0] = "  - " + sub[0].lstrip()
+            lines.extend(sub)
+        return lines
+    if key == "sections":
+        lines = [f"{key}:"]
+        for section in value:
+            sub = [f"    {k}: {flow(v)}" for k, v in section.items() if k != "html"]
+            sub += ["    " + line if line else "" for line in block("html", section["html"])]
             sub[0] = "  - " + sub[0].lstrip()
             lines.extend(sub)
         return lines
