@@ -652,6 +652,7 @@ class OwnSections:
 class ChallengeHtmlContext(TemplateContext):
     description: str
     svg: Optional[str]
+    after_svg: Optional[str]
     #: (the spaces before its <li>, its HTML) of each item
     requirements: List[Tuple[str, str]]
     constraints: List[Tuple[str, str]]
@@ -742,6 +743,7 @@ def challenge_html_context(loaded: LoadedSpec) -> ChallengeHtmlContext:
     return ChallengeHtmlContext(
         description=spec.description.strip(),
         svg=loaded.svg,
+        after_svg=spec.after_svg.strip() if spec.after_svg else None,
         requirements=list(zip(indents[:split], items[:split])),
         constraints=list(zip(indents[split:], items[split:])),
         examples=[example_section(spec, ex, t) for ex, t in zip(examples, titles)],

@@ -269,7 +269,8 @@ def test_own_sections_render_after_the_section_they_follow():
         > last_example
     )
     assert page.endswith(
-        '</ul>\n\n<h2>References</h2>\n<ul>\n  <li><a href="https://example.org/vectors">Vector addition</a></li>\n</ul>\n'
+        '</ul>\n\n<h2>References</h2>\n<ul>\n  <li><a href="https://example.org/vectors">'
+        "Vector addition</a></li>\n</ul>\n"
     )
     order = [page.index(f"<h2>{title}") for title in ("Background", "Implementation", "How It")]
     assert order == sorted(order)
@@ -347,3 +348,25 @@ def test_the_page_reader_finds_sections_and_indentation_again():
     read = page_reader.read_page(page, ["C"], [p.name for p in loaded.signature])
     assert read.form == yaml.safe_load("page:\n" + block)["page"]
     assert read.sections == yaml.safe_load(SECTIONS)["sections"]
+
+
+def test_after_svg_follows_the_svg_and_comes_back_on_import():
+    text = VECTOR.replace(
+        "\nrequirements:",
+        '\nsvg: <svg viewBox="0 0 1 1"><rect/></svg>\n\n'
+        "after_svg: |\n  <p>\n    Then this.\n  </p>\n\nrequirements:",
+        1,
+    )
+    loaded = load_spec_text(text, "spec.yaml", SPECS / "1_vector_add.yaml")
+    page = render_template("challenge.html.j2", challenge_html_context(loaded))
+    assert '</p>\n\n<svg viewBox="0 0 1 1"><rect/></svg>\n\n<p>\n  Then this.\n</p>\n\n<h2>' in page
+    read = page_reader.read_page(page, ["C"], ["A", "B", "C", "N"])
+    assert read.after_svg == "<p>\n  Then this.\n</p>"
+    assert read.description.endswith("</p>") and "Then this" not in read.description
+
+
+def test_after_svg_needs_an_svg():
+    text = VECTOR.replace("\nrequirements:", "\nafter_svg: <p>Then.</p>\n\nrequirements:", 1)
+    errors = errors_of(text)
+    assert any("after_svg places HTML after the SVG, and the spec has no svg" in e for e in errors)
+    assert any(e.startswith(f"spec.yaml:{line_of(text, 'after_svg')}:") for e in errors), errors

@@ -672,6 +672,7 @@ def import_challenge(
         "reference": reference,
         "description": page.description + "\n",
         "svg": svg_name or (page.svg + "\n" if page.svg else None),
+        "after_svg": page.after_svg + "\n" if page.after_svg else None,
         "requirements": requirements,
         "constraints": page.constraints,
         "example": examples[0] if len(examples) == 1 else None,

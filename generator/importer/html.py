@@ -50,6 +50,8 @@ class Page:
     examples: List[PageExample] = field(default_factory=list)
     #: the spec's `page:` block: the layout choices where the page departs from the defaults
     form: Dict[str, Any] = field(default_factory=dict)
+    #: the page's HTML after its SVG (the spec's `after_svg`)
+    after_svg: Optional[str] = None
     #: the spec's `sections:`: the page's own sections, in page order
     sections: List[Dict[str, Any]] = field(default_factory=list)
 
@@ -68,7 +70,7 @@ def read_page(
     page = read_page_facts(text)
     notes: List[str] = []
     head = page.head
-    svg = None
+    svg = after = None
     svgs = page.svgs(0, len(head))
     if svgs:
         (start, end), rest = svgs[0], svgs[1:]
@@ -78,9 +80,7 @@ def read_page(
         before = head[:start].strip()
         if rest:
             notes.append("challenge.html: only the first inline <svg> is kept (not representable)")
-        if after:
-            notes.append("challenge.html: text after the <svg> now comes before it")
-        head = before + ("\n\n" + after if after else "")
+        head = before
     description = head.strip()
     requirements: List[str] = []
     constraints: List[str] = []
@@ -150,6 +150,7 @@ def read_page(
         examples=every,
         form=page_layout(page, shown_examples),
         sections=[section for section in sections if section["html"].strip()],
+        after_svg=after or None,
     )
 
 

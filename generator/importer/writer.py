@@ -20,7 +20,7 @@ _GROUPS = [
     ["signature"],
     ["reference_helpers"],
     ["reference"],
-    ["description", "svg"],
+    ["description", "svg", "after_svg"],
     ["requirements"],
     ["constraints"],
     ["example", "examples"],
@@ -158,7 +158,9 @@ def _item_lines(item: Dict[str, Any], indent: int) -> List[str]:
 
 
 def _field(key: str, value: Any) -> List[str]:
-    if key in ("reference", "reference_helpers", "description") or (key == "svg" and "\n" in value):
+    if key in ("reference", "reference_helpers", "description", "after_svg") or (
+        key == "svg" and "\n" in value
+    ):
         return block(key, value)
     if key == "starter_helpers":
         lines = [f"{key}:"]

@@ -633,6 +633,12 @@ def _validate_page(view: SignatureView) -> Iterable[Issue]:
             "(Implementation Requirements, each example, Constraints)",
             "give one number of blank lines per section",
         )
+    if spec.after_svg is not None and spec.svg is None:
+        yield (
+            ("after_svg",),
+            "after_svg places HTML after the SVG, and the spec has no svg",
+            "give the svg, or move this HTML to the end of the description",
+        )
     indents = spec.page.item_indents
     items = len(spec.requirements) + len(spec.constraints)
     if indents is not None and len(indents) != items:

@@ -565,6 +565,8 @@ class Spec(Strict):
     reference: str
     description: str
     svg: Optional[str] = None  # inline SVG, or a file name next to the spec ending in .svg
+    #: HTML placed after the SVG (the description stands before it)
+    after_svg: Optional[str] = None
     requirements: List[str] = Field(min_length=1)
     constraints: List[str] = Field(default_factory=list)
     #: the worked examples, in page order; `example:` (one) is read as a list of one
