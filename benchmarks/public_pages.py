@@ -3,7 +3,8 @@ refused, and how many regenerated challenge.html pages are byte-identical to the
 and among the pages that pass chgen check's HTML rules (no H error: the pages that follow the
 conventions). Each challenge is imported with written examples allowed: a page identical only
 because an example keeps the page's text as its `display` is counted apart ("through a display
-override"); the headline figures count the pages identical without one.
+override"); the headline figures count the pages identical without one. A page whose example
+shows other values than its challenge.py gives (the set's drift) is marked "(example drift)".
 
     python benchmarks/public_pages.py <clone>/challenges [--only 26,45,80] [-v] [--diff]
 
@@ -26,6 +27,7 @@ from generator.checks.registry import ERROR
 from generator.checks.report import Options
 from generator.checks.runner import run as run_checks
 from generator.importer import ImportFailure, import_challenge
+from generator.importer.html import read_page
 from generator.render import render_challenge
 from generator.spec import load_spec
 
@@ -37,6 +39,10 @@ REASONS = [
     ("example over 4,096 elements", re.compile(r"literal data of at most")),
     ("spec does not load", re.compile(r"does not load")),
 ]
+
+
+#: the importer's note for an example whose page shows other outputs than the reference computes
+SHOWN_OTHERWISE = re.compile(r"example( \d+)?: the page shows ")
 
 
 def reason_of(message: str) -> str:
@@ -86,6 +92,31 @@ def uses_display(result) -> bool:
     return any("display" in example for example in examples)
 
 
+def example_drift(path: Path, result) -> bool:
+    """Whether the page's first example shows other inputs than generate_example_test gives, or
+    an example shows other outputs than the reference computes (the public set's drift: its page
+    and its challenge.py were edited apart), so no rendering of the spec can write that page."""
+    data = yaml.safe_load(result.spec_text)
+    example = (data.get("examples") or [data.get("example") or {}])[0]
+    given = {**example.get("scalars", {}), **example.get("inputs", {})}
+    names = [p["name"] for p in data["signature"]]
+    outputs = list(example.get("outputs", {}))
+    page = read_page((path / "challenge.html").read_text(encoding="utf-8"), outputs, names)
+    if not page.examples:
+        return False
+    found = page.examples[0].shown.found
+    for name, value in given.items():
+        for shown in found.get((name, False), []):
+            values = [v for v, _ in shown.values]
+            if values != flat(value):
+                return True
+    return any(SHOWN_OTHERWISE.match(note) for note in result.report.lines())
+
+
+def flat(value) -> list:
+    return [float(x) for v in value for x in flat(v)] if isinstance(value, list) else [float(value)]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("tree", type=Path, help="a clone's challenges/ folder")
@@ -100,6 +131,7 @@ def main() -> int:
     clean = html_clean(root)
     refused: Counter = Counter()
     imported = identical = clean_identical = overridden = clean_overridden = 0
+    drifted: Counter = Counter()  # "display" / "differs" -> clean pages whose example drifted
     clean_seen = 0
     for path in challenge_dirs(root):
         if only and int(path.name.split("_")[0]) not in only:
@@ -125,9 +157,11 @@ def main() -> int:
         clean_identical += same and path.name in clean
         overridden += through_display
         clean_overridden += through_display and path.name in clean
+        verdict = "same" if same else "display" if through_display else "differs"
+        drift = not same and example_drift(path, result)
+        drifted[verdict] += drift and path.name in clean
         if args.verbose:
-            verdict = "same" if same else "display" if through_display else "differs"
-            print(f"{verdict:8s} {path.name}")
+            print(f"{verdict:8s} {path.name}{'  (example drift)' if drift else ''}")
         if args.diff and not same:
             print(page_diff(path, result), end="")
     total = imported + sum(refused.values())
@@ -137,6 +171,11 @@ def main() -> int:
         f"pages passing the HTML rules: {clean_seen}, byte-identical: {clean_identical} "
         f"({share:.0f}%); identical through a display override: {clean_overridden} more "
         f"({overridden} in all)"
+    )
+    print(
+        f"  of the clean pages not identical, the public example differs from "
+        f"generate_example_test (drift): {drifted['display']} through a display override, "
+        f"{drifted['differs']} differing"
     )
     for reason, count in refused.most_common():
         print(f"  refused {count:3d}  {reason}")

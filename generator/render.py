@@ -630,15 +630,37 @@ def rank_layout_literal(spec: Spec) -> Optional[str]:
 
 
 @dataclass(frozen=True)
+class OwnSection:
+    """One of the page's own sections: the blank lines before its <h2>, its title and HTML."""
+
+    gap: str
+    title: str
+    html: str
+
+
+@dataclass(frozen=True)
+class OwnSections:
+    """The page's own sections, grouped by the standard section each follows."""
+
+    description: List[OwnSection] = field(default_factory=list)
+    requirements: List[OwnSection] = field(default_factory=list)
+    examples: List[OwnSection] = field(default_factory=list)
+    constraints: List[OwnSection] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
 class ChallengeHtmlContext(TemplateContext):
     description: str
     svg: Optional[str]
-    requirements: List[str]
-    constraints: List[str]
+    after_svg: Optional[str]
+    #: (the spaces before its <li>, its HTML) of each item
+    requirements: List[Tuple[str, str]]
+    constraints: List[Tuple[str, str]]
     examples: List[html.ExampleSection]
     performance_bullet: str
     blank_line_before_performance: bool
-    item_indent: str
+    #: spaces before each structural line (<h2>, <ul>, </ul>, <pre>, </pre>)
+    indent: str
     heading_gap: List[str]
     requirements_gap: str  # the blank lines before each section's <h2>
     example_gaps: List[str]
@@ -646,6 +668,7 @@ class ChallengeHtmlContext(TemplateContext):
     #: a multi-GPU challenge: the paragraphs that explain the ranks (empty otherwise)
     #: a multi-GPU challenge's setup paragraphs, each as its lines (wrapped as spec paragraphs are)
     rank_setup: List[List[str]] = field(default_factory=list)
+    sections: OwnSections = field(default_factory=OwnSections)
 
 
 def example_section(spec: Spec, example: Example, title: str) -> html.ExampleSection:
@@ -714,21 +737,35 @@ def challenge_html_context(loaded: LoadedSpec) -> ChallengeHtmlContext:
     titles = html.example_titles([ex.title for ex in examples])
     counts = spec.page.section_gaps or [1] * (len(examples) + 2)
     gaps = ["\n" * count for count in counts]
+    items = list(spec.requirements) + list(spec.constraints)
+    indents = spec.page.item_indents or [spec.page.item_indent] * len(items)
+    split = len(spec.requirements)
     return ChallengeHtmlContext(
         description=spec.description.strip(),
         svg=loaded.svg,
-        requirements=list(spec.requirements),
-        constraints=list(spec.constraints),
+        after_svg=spec.after_svg.strip() if spec.after_svg else None,
+        requirements=list(zip(indents[:split], items[:split])),
+        constraints=list(zip(indents[split:], items[split:])),
         examples=[example_section(spec, ex, t) for ex, t in zip(examples, titles)],
         performance_bullet=html.performance_bullet(performance_sizes(spec)),
         blank_line_before_performance=spec.performance.blank_line and bool(spec.constraints),
-        item_indent=spec.page.item_indent,
+        indent=spec.page.indent,
         heading_gap=list(spec.page.heading_gap),
         requirements_gap=gaps[0],
         example_gaps=gaps[1:-1],
         constraints_gap=gaps[-1],
         rank_setup=rank_setup(spec),
+        sections=own_sections(spec),
     )
+
+
+def own_sections(spec: Spec) -> OwnSections:
+    """The spec's own sections, each under the standard section it follows."""
+    grouped: Dict[str, List[OwnSection]] = {}
+    for section in spec.sections:
+        shown = OwnSection("\n" * section.gap, section.title, section.html.strip("\n"))
+        grouped.setdefault(section.after, []).append(shown)
+    return OwnSections(**grouped)
 
 
 def code_names(names: Sequence[str]) -> str:

@@ -230,3 +230,143 @@ def test_the_importer_finds_numbers_again(spec, numbers):
     entry = {"scalars": example.scalars, "inputs": example.inputs, "outputs": example.outputs}
     found = page_reader.example_numbers(*_number_pairs(entry, read.examples[0].shown))
     assert found == yaml.safe_load(f"n: {numbers}")["n"]
+
+
+# ------------------------------------------------------------- own sections and indentation
+
+SECTIONS = """
+sections:
+  - title: Background
+    after: description
+    html: |
+      <p>Vectors are added.</p>
+  - title: How It Is Computed
+    after: requirements
+    gap: 2
+    html: |
+      <p>Each element:</p>
+      \\[ C_i = A_i + B_i \\]
+  - title: Walkthrough
+    after: examples
+    html: |
+      <p>One element at a time.</p>
+  - title: References
+    after: constraints
+    html: |
+      <ul>
+        <li><a href="https://example.org/vectors">Vector addition</a></li>
+      </ul>
+"""
+
+
+def test_own_sections_render_after_the_section_they_follow():
+    page = page_of(VECTOR.rstrip("\n") + "\n" + SECTIONS)
+    assert "</p>\n\n<h2>Background</h2>\n<p>Vectors are added.</p>\n\n<h2>Implementation" in page
+    assert "</ul>\n\n\n<h2>How It Is Computed</h2>\n<p>Each element:</p>\n\\[ C_i" in page
+    last_example = page.rindex("</pre>")
+    assert (
+        page.index("\n\n<h2>Walkthrough</h2>\n<p>One element at a time.</p>\n\n<h2>Constraints")
+        > last_example
+    )
+    assert page.endswith(
+        '</ul>\n\n<h2>References</h2>\n<ul>\n  <li><a href="https://example.org/vectors">'
+        "Vector addition</a></li>\n</ul>\n"
+    )
+    order = [page.index(f"<h2>{title}") for title in ("Background", "Implementation", "How It")]
+    assert order == sorted(order)
+
+
+def test_structural_indent_and_item_indents():
+    block = "  indent: '  '\n  item_indents: ['  ', '    ', '    ', '  ', '  ']\n"
+    page = page_of(with_page(VECTOR, block))
+    assert "\n  <h2>Implementation Requirements</h2>\n  <ul>\n  <li>External" in page
+    assert "\n    <li>The <code>solve</code>" in page
+    assert "\n  <pre>\nInput:  A = " in page and "\n  </pre>\n" in page
+    assert page.endswith(
+        "  <li>Performance is measured with <code>N</code> = 25,000,000</li>\n</ul>\n"
+    )
+
+
+@pytest.mark.parametrize(
+    "text, needle, expect",
+    [
+        (
+            SECTIONS.replace("title: Background", "title: Constraints"),
+            "title: Constraints",
+            "reads as a standard section's title",
+        ),
+        (
+            SECTIONS.replace("title: Walkthrough", "title: Example 3"),
+            "title: Example 3",
+            "reads as a standard section's title",
+        ),
+        (
+            SECTIONS.replace("<p>Vectors are added.</p>", "<h2>More</h2>"),
+            "html: |",
+            "holds an <h2>",
+        ),
+        (
+            SECTIONS.replace("after: description", "after: introduction"),
+            "introduction",
+            "'description', 'requirements', 'examples' or 'constraints'",
+        ),
+        (SECTIONS.replace("gap: 2", "gap: 7"), "gap: 7", "it must be at most 3"),
+        (
+            SECTIONS.replace("after: examples", "after: introduction"),
+            "introduction",
+            "'description', 'requirements', 'examples' or 'constraints'",
+        ),
+    ],
+)
+def test_bad_sections_are_positioned(text, needle, expect):
+    spec = VECTOR.rstrip("\n") + "\n" + text
+    errors = errors_of(spec)
+    assert any(expect in e for e in errors), errors
+    assert any(e.startswith(f"spec.yaml:{line_of(spec, needle)}:") for e in errors), errors
+
+
+def test_own_sections_are_listed_in_page_order():
+    spec = VECTOR.rstrip("\n") + "\n" + SECTIONS.replace("after: examples", "after: description")
+    errors = errors_of(spec)
+    assert any("list the sections in page order" in e for e in errors), errors
+    wanted = line_of(spec, "title: Walkthrough") + 1
+    assert any(e.startswith(f"spec.yaml:{wanted}:") for e in errors), errors
+
+
+def test_a_wrong_item_indent_count_is_positioned():
+    text = with_page(VECTOR, "  item_indents: ['  ', '    ']\n")
+    errors = errors_of(text)
+    assert any("item_indents gives 2 indentation(s); the page has 5 items" in e for e in errors)
+    assert any(e.startswith(f"spec.yaml:{line_of(text, 'item_indents')}:") for e in errors)
+
+
+def test_the_page_reader_finds_sections_and_indentation_again():
+    block = "  indent: '  '\n  item_indents: ['  ', '    ', '    ', '  ', '  ']\n"
+    text = with_page(VECTOR, block).rstrip("\n") + "\n" + SECTIONS
+    page = page_of(text)
+    loaded = load_spec_text(text, "spec.yaml").spec
+    read = page_reader.read_page(page, ["C"], [p.name for p in loaded.signature])
+    assert read.form == yaml.safe_load("page:\n" + block)["page"]
+    assert read.sections == yaml.safe_load(SECTIONS)["sections"]
+
+
+def test_after_svg_follows_the_svg_and_comes_back_on_import():
+    text = VECTOR.replace(
+        "\nrequirements:",
+        '\nsvg: <svg viewBox="0 0 1 1"><rect/></svg>\n\n'
+        "after_svg: |\n  <p>\n    Then this.\n  </p>\n\nrequirements:",
+        1,
+    )
+    loaded = load_spec_text(text, "spec.yaml", SPECS / "1_vector_add.yaml")
+    page = render_template("challenge.html.j2", challenge_html_context(loaded))
+    assert '</p>\n\n<svg viewBox="0 0 1 1"><rect/></svg>\n\n<p>\n  Then this.\n</p>\n\n<h2>' in page
+    read = page_reader.read_page(page, ["C"], ["A", "B", "C", "N"])
+    assert read.after_svg == "<p>\n  Then this.\n</p>"
+    assert read.description.endswith("</p>") and "Then this" not in read.description
+
+
+def test_after_svg_needs_an_svg():
+    text = VECTOR.replace("\nrequirements:", "\nafter_svg: <p>Then.</p>\n\nrequirements:", 1)
+    errors = errors_of(text)
+    assert any("after_svg places HTML after the SVG, and the spec has no svg" in e for e in errors)
+    assert any(e.startswith(f"spec.yaml:{line_of(text, 'after_svg')}:") for e in errors), errors

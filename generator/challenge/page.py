@@ -232,6 +232,56 @@ class Page:
         return [h for h in self.headings if h.level == 2 and section_kind(h.title) == kind]
 
 
+@dataclass
+class OwnSection:
+    """A section that is none of the standard ones ("Loss Calculation", "References")."""
+
+    heading: Heading
+    title: str  # the heading's inner HTML as written
+    html: str  # its content, verbatim, without the blank lines around it
+    after: str  # the standard section it follows: description, requirements, examples, constraints
+    gap: int  # blank lines before its <h2> (at most 3)
+    between_examples: bool  # an example section follows it
+
+
+def heading_html(page: Page, heading: Heading) -> str:
+    """The inner HTML of a heading as written (its title when it is never closed)."""
+    opening_end = page.text.find(">", heading.start) + 1
+    closing = page.text.rfind("</", opening_end, heading.body_start) if heading.closed else -1
+    return page.text[opening_end:closing] if closing >= 0 else heading.title
+
+
+def own_sections(page: Page) -> List[OwnSection]:
+    """The page's <h2> sections that are none of the standard ones, each with the standard
+    section it follows (titles are matched by their start, as the importer reads them)."""
+    places = {
+        None: "description",
+        "implementation requirements": "requirements",
+        "example": "examples",
+        "constraints": "constraints",
+    }
+    found: List[OwnSection] = []
+    last: Optional[str] = None
+    h2 = [h for h in page.headings if h.level == 2]
+    for i, heading in enumerate(h2):
+        kind = _layout_kind(heading)
+        if kind is not None:
+            last = kind
+            continue
+        later = [_layout_kind(h) for h in h2[i + 1 :]]
+        found.append(
+            OwnSection(
+                heading,
+                heading_html(page, heading),
+                page.body(heading).strip("\n").rstrip(),
+                places[last],
+                _blank_lines_before(page.text, heading.start),
+                last == "example" and "example" in later,
+            )
+        )
+    return found
+
+
 def section_kind(title: str) -> Optional[str]:
     if title.lower() == SECTION_IR.lower():
         return "requirements"
@@ -548,9 +598,7 @@ def _example(page: Page, heading: Heading) -> Example:
         labels = _pre_labels(page.body(heading))
     else:
         form, offset, labels = None, heading.start, []
-    opening_end = page.text.find(">", heading.start) + 1
-    closing = page.text.rfind("</", opening_end, heading.body_start) if heading.closed else -1
-    title = page.text[opening_end:closing] if closing >= 0 else heading.title
+    title = heading_html(page, heading)
     return Example(heading, form, offset, labels, title, _explanation(page.body(heading), form))
 
 
@@ -629,11 +677,18 @@ def page_layout(page: Page, examples: List[Example]) -> Dict[str, Any]:
     h2 = [h for h in page.headings if h.level == 2]
     lists = [h for h in h2 if _layout_kind(h) in ("implementation requirements", "constraints")]
     items = [i for h in lists for i in page.items(h) if not i.text.startswith(BULLET)]
-    indents = {text[text.rfind("\n", 0, i.start) + 1 : i.start] for i in items}
-    if len(indents) == 1 and not indents.pop().strip(" "):
-        indent = text[text.rfind("\n", 0, items[0].start) + 1 : items[0].start]
-        if indent != _DEFAULT_INDENT:
-            form["item_indent"] = indent
+    written = [text[text.rfind("\n", 0, i.start) + 1 : i.start] for i in items]
+    if written and not any(indent.strip(" ") for indent in written):
+        if len(set(written)) > 1:
+            form["item_indents"] = written
+        elif written[0] != _DEFAULT_INDENT:
+            form["item_indent"] = written[0]
+    standard = [h for h in h2 if _layout_kind(h) is not None]
+    leads = {text[text.rfind("\n", 0, h.start) + 1 : h.start] for h in standard}
+    if len(leads) == 1:
+        lead = leads.pop()
+        if lead and not lead.strip(" "):
+            form["indent"] = lead
     gaps = []
     for section, kind in (
         ("requirements", "implementation requirements"),

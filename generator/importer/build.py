@@ -672,6 +672,7 @@ def import_challenge(
         "reference": reference,
         "description": page.description + "\n",
         "svg": svg_name or (page.svg + "\n" if page.svg else None),
+        "after_svg": page.after_svg + "\n" if page.after_svg else None,
         "requirements": requirements,
         "constraints": page.constraints,
         "example": examples[0] if len(examples) == 1 else None,
@@ -685,7 +686,8 @@ def import_challenge(
             _case_entry(c, defaults, read.sizes, read.params, found.prefill) for c in cases
         ],
         "performance": performance,
-        "page": _page_form(page, len(examples), report),
+        "page": _page_form(page, len(examples), len(requirements), report),
+        "sections": page.sections or None,
     }
     if written_examples:
         spec_name = f"{challenge_id}_{slug}.yaml"
@@ -978,10 +980,17 @@ def _check_performance_bullet(
         )
 
 
-def _page_form(page: page_reader.Page, examples: int, report: Report) -> Optional[Dict[str, Any]]:
+def _page_form(
+    page: page_reader.Page, examples: int, requirements: int, report: Report
+) -> Optional[Dict[str, Any]]:
     """The page's layout choices; its blank lines between sections only while every example
-    section is kept (one left out changes the count)."""
+    section is kept (one left out changes the count), its items' indentations only while every
+    item is kept."""
     form = dict(page.form)
+    indents = form.get("item_indents")
+    if indents is not None and len(indents) != requirements + len(page.constraints):
+        del form["item_indents"]
+        report.note("challenge.html: the items' indentations are chgen's (an item is not kept)")
     gaps = form.get("section_gaps")
     if gaps is not None and len(gaps) != examples + 2:
         del form["section_gaps"]

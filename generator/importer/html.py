@@ -15,6 +15,7 @@ from generator.challenge.page import (
     ListItem,
     ShownValues,
     example_values,
+    own_sections,
     page_layout,
     performance_bullet,
 )
@@ -49,6 +50,10 @@ class Page:
     examples: List[PageExample] = field(default_factory=list)
     #: the spec's `page:` block: the layout choices where the page departs from the defaults
     form: Dict[str, Any] = field(default_factory=dict)
+    #: the page's HTML after its SVG (the spec's `after_svg`)
+    after_svg: Optional[str] = None
+    #: the spec's `sections:`: the page's own sections, in page order
+    sections: List[Dict[str, Any]] = field(default_factory=list)
 
 
 def _kind(heading: Heading) -> Optional[str]:
@@ -65,7 +70,7 @@ def read_page(
     page = read_page_facts(text)
     notes: List[str] = []
     head = page.head
-    svg = None
+    svg = after = None
     svgs = page.svgs(0, len(head))
     if svgs:
         (start, end), rest = svgs[0], svgs[1:]
@@ -75,14 +80,11 @@ def read_page(
         before = head[:start].strip()
         if rest:
             notes.append("challenge.html: only the first inline <svg> is kept (not representable)")
-        if after:
-            notes.append("challenge.html: text after the <svg> now comes before it")
-        head = before + ("\n\n" + after if after else "")
+        head = before
     description = head.strip()
     requirements: List[str] = []
     constraints: List[str] = []
     examples = []
-    other: List[str] = []
     for heading in [h for h in page.headings if h.level == 2]:
         kind = _kind(heading)
         if kind == "implementation requirements":
@@ -93,13 +95,17 @@ def read_page(
             constraints = [item_html(item) for item in page.items(heading)]
             if page.after_list(heading).strip():
                 notes.append("challenge.html: text after the Constraints list is dropped")
-        else:
-            other.append(heading.title)
-    if other:
-        notes.append(
-            "challenge.html: sections " + ", ".join(repr(t) for t in other) + " have no place "
-            "in a spec and are dropped (not representable)"
-        )
+    sections = []
+    for own in own_sections(page):
+        if own.between_examples:
+            notes.append(
+                f"challenge.html: section {own.heading.title!r} stands between examples; "
+                "chgen places it after the last one"
+            )
+        section: Dict[str, Any] = {"title": own.title, "after": own.after}
+        if own.gap != 1:
+            section["gap"] = own.gap
+        sections.append({**section, "html": own.html + "\n"})
     performance: Dict[str, int] = {}
     bullet = performance_bullet(page)
     if bullet is not None and constraints and constraints[-1].lower().startswith(BULLET.lower()):
@@ -143,6 +149,8 @@ def read_page(
         notes=notes,
         examples=every,
         form=page_layout(page, shown_examples),
+        sections=[section for section in sections if section["html"].strip()],
+        after_svg=after or None,
     )
 
 

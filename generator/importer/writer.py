@@ -20,7 +20,7 @@ _GROUPS = [
     ["signature"],
     ["reference_helpers"],
     ["reference"],
-    ["description", "svg"],
+    ["description", "svg", "after_svg"],
     ["requirements"],
     ["constraints"],
     ["example", "examples"],
@@ -32,6 +32,7 @@ _GROUPS = [
     ["functional"],
     ["performance"],
     ["page"],
+    ["sections"],
 ]
 
 
@@ -157,7 +158,9 @@ def _item_lines(item: Dict[str, Any], indent: int) -> List[str]:
 
 
 def _field(key: str, value: Any) -> List[str]:
-    if key in ("reference", "reference_helpers", "description") or (key == "svg" and "\n" in value):
+    if key in ("reference", "reference_helpers", "description", "after_svg") or (
+        key == "svg" and "\n" in value
+    ):
         return block(key, value)
     if key == "starter_helpers":
         lines = [f"{key}:"]
@@ -178,6 +181,14 @@ def _field(key: str, value: Any) -> List[str]:
         lines = [f"{key}:"]
         for example in value:
             sub = _section_lines(example, 4)
+            sub[0] = "  - " + sub[0].lstrip()
+            lines.extend(sub)
+        return lines
+    if key == "sections":
+        lines = [f"{key}:"]
+        for section in value:
+            sub = [f"    {k}: {flow(v)}" for k, v in section.items() if k != "html"]
+            sub += ["    " + line if line else "" for line in block("html", section["html"])]
             sub[0] = "  - " + sub[0].lstrip()
             lines.extend(sub)
         return lines

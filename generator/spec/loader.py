@@ -633,6 +633,30 @@ def _validate_page(view: SignatureView) -> Iterable[Issue]:
             "(Implementation Requirements, each example, Constraints)",
             "give one number of blank lines per section",
         )
+    if spec.after_svg is not None and spec.svg is None:
+        yield (
+            ("after_svg",),
+            "after_svg places HTML after the SVG, and the spec has no svg",
+            "give the svg, or move this HTML to the end of the description",
+        )
+    indents = spec.page.item_indents
+    items = len(spec.requirements) + len(spec.constraints)
+    if indents is not None and len(indents) != items:
+        yield (
+            ("page", "item_indents"),
+            f"item_indents gives {len(indents)} indentation(s); the page has {items} items "
+            "(Implementation Requirements, then Constraints, the performance bullet apart)",
+            "give one indentation per item, in page order",
+        )
+    order = ["description", "requirements", "examples", "constraints"]
+    for i, (before, section) in enumerate(zip(spec.sections, spec.sections[1:]), start=1):
+        if order.index(section.after) < order.index(before.after):
+            yield (
+                ("sections", i, "after"),
+                f"section {section.title!r} comes after {section.after}, before the section "
+                f"{before.title!r} above it (after {before.after})",
+                "list the sections in page order",
+            )
 
 
 def _validate_functional(view: SignatureView) -> Iterable[Issue]:

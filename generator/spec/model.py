@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import difflib
 import math
+import re
 from typing import Annotated, Any, ClassVar, Dict, List, Literal, Optional, Union
 
 from pydantic import (
@@ -395,6 +396,12 @@ class PageForm(Strict):
 
     #: spaces before each <li> of Implementation Requirements and Constraints
     item_indent: Spaces = "  "
+    #: one indentation per <li> in page order (requirements, then constraints), for a page whose
+    #: items are not all indented alike; overrides item_indent
+    item_indents: Optional[List[Spaces]] = None
+    #: spaces before every structural line chgen writes: each <h2>, the lists' <ul> and </ul>,
+    #: a <pre> example's <pre> and </pre> (the performance bullet's </ul> keeps its own)
+    indent: Spaces = ""
     #: sections whose <h2> is followed by a blank line
     heading_gap: List[PageSection] = Field(default_factory=list)
     #: blank lines before each section's <h2> in page order (Implementation Requirements, each
@@ -408,6 +415,47 @@ class PageForm(Strict):
     def _once(cls, v: List[str]) -> List[str]:
         if len(set(v)) != len(v):
             raise ValueError("name each section once")
+        return v
+
+
+#: the standard section an own section follows ("description": before Implementation
+#: Requirements; "examples": after the last example; "constraints": at the end of the page)
+SectionPlace = Literal["description", "requirements", "examples", "constraints"]
+
+
+class Section(Strict):
+    """A section of the page's own (an <h2> titled `title`, then `html`), placed after a
+    standard one, e.g. a "Loss Calculation" derivation or the "References"."""
+
+    title: str = Field(min_length=1)
+    html: str = Field(min_length=1)
+    after: SectionPlace
+    #: blank lines before its <h2>
+    gap: int = Field(default=1, ge=0, le=3)
+
+    @field_validator("title")
+    @classmethod
+    def _own_title(cls, v: str) -> str:
+        plain = " ".join(re.sub(r"<[^>]*>", " ", v).split()).lower()
+        if plain.startswith(("implementation requirements", "example", "constraints")):
+            raise SpecValueError(
+                f"{v!r} reads as a standard section's title (chgen import takes a section "
+                "whose title starts with Implementation Requirements, Example or Constraints "
+                "for that section)",
+                "write that section's content in its own field (requirements, examples, "
+                "constraints); an own section needs another title",
+            )
+        if "\n" in v:
+            raise SpecValueError("a section title is one line", "join the title on one line")
+        return v
+
+    @field_validator("html")
+    @classmethod
+    def _one_section(cls, v: str) -> str:
+        if re.search(r"<h2\b", v, re.I):
+            raise SpecValueError(
+                "a section's html holds an <h2>", "give each <h2> a section of its own"
+            )
         return v
 
 
@@ -517,6 +565,8 @@ class Spec(Strict):
     reference: str
     description: str
     svg: Optional[str] = None  # inline SVG, or a file name next to the spec ending in .svg
+    #: HTML placed after the SVG (the description stands before it)
+    after_svg: Optional[str] = None
     requirements: List[str] = Field(min_length=1)
     constraints: List[str] = Field(default_factory=list)
     #: the worked examples, in page order; `example:` (one) is read as a list of one
@@ -530,6 +580,8 @@ class Spec(Strict):
     performance: Performance
     #: how challenge.html lays out its structural parts (default: the public majority form)
     page: PageForm = Field(default_factory=lambda: PageForm())
+    #: the page's own sections (an <h2> and its HTML each), in page order
+    sections: List[Section] = Field(default_factory=list)
     scaffold: Optional[Scaffold] = None
     #: num_gpus > 1: which tensors each rank holds a block of rows of
     distributed: Optional[Distributed] = None
