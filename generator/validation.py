@@ -46,7 +46,12 @@ def check_rendered(loaded: LoadedSpec, tree_root: Path, challenge: str) -> List[
     formatters.check_whitespace(ch, report)
     formatters.check([ch], report)
     deep.check([ch], {ch.path: model}, report)
-    found = [f for f in report.sorted() if f.severity == ERROR and not _chosen(loaded, f)]
+    tolerated = set(loaded.spec.tolerated_rules)
+    found = [
+        f
+        for f in report.sorted()
+        if f.severity == ERROR and not _chosen(loaded, f) and f.code not in tolerated
+    ]
     return [spec_error(loaded, ch.path, challenge, finding) for finding in found]
 
 

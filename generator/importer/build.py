@@ -688,11 +688,30 @@ def import_challenge(
         "performance": performance,
         "page": _page_form(page, len(examples), len(requirements), report),
         "sections": page.sections or None,
+        "tolerated_rules": _original_rule_codes(directory, report) or None,
     }
     if written_examples:
         spec_name = f"{challenge_id}_{slug}.yaml"
         _keep_written_examples(page_text, data, spec_name, svg_name, page.svg, report)
     return _finish(read, data, f"{challenge_id}_{slug}.yaml", svg_name, page.svg, report)
+
+
+def _original_rule_codes(directory: Path, report: Report) -> List[str]:
+    """The rules `chgen check` (static) finds errors of in the original challenge: the forms it
+    keeps, which the spec then tolerates, so that `chgen generate` reproduces them instead of
+    refusing what the original already does."""
+    from generator.checks.registry import ERROR
+    from generator.checks.report import Options
+    from generator.checks.runner import run as run_checks
+
+    findings = run_checks([directory], Options()).findings
+    codes = sorted({f.code for f in findings if f.severity == ERROR and not f.code.startswith("G")})
+    if codes:
+        report.note(
+            f"the original breaks rule(s) {', '.join(codes)}; the spec tolerates them "
+            "(tolerated_rules), so generation keeps those forms"
+        )
+    return codes
 
 
 def _read(directory: Path, seed: int, report: Report) -> _Read:

@@ -33,6 +33,7 @@ _GROUPS = [
     ["performance"],
     ["page"],
     ["sections"],
+    ["tolerated_rules"],
 ]
 
 

@@ -595,6 +595,25 @@ def _sizes_text(spec: Spec, sizes: Dict[str, Any]) -> str:
     return ", ".join(f"{n}={sizes[n]}" for n in size_names(spec))
 
 
+def _validate_tolerated_rules(view: SignatureView) -> Iterable[Issue]:
+    """Codes of `chgen check --list-rules`, each once; the spec rules (G) are not tolerable, as
+    they are about the spec and its tree, not about a form the spec keeps."""
+    from generator.checks.registry import RULES
+
+    seen = set()
+    for j, code in enumerate(view.spec.tolerated_rules):
+        where = ("tolerated_rules", j)
+        if code not in RULES:
+            close = difflib.get_close_matches(code, sorted(RULES), n=1)
+            hint = f"did you mean {close[0]!r}?" if close else "see chgen check --list-rules"
+            yield where, f"{code!r} is not a rule code", hint
+        elif code.startswith("G"):
+            yield where, f"{code} is about the spec itself and cannot be tolerated", "fix it"
+        elif code in seen:
+            yield where, f"{code} is named twice", "name each rule once"
+        seen.add(code)
+
+
 def _validate_expected_cases(view: SignatureView) -> Iterable[Issue]:
     spec = view.spec
     if spec.expected_cases is None:
@@ -1109,6 +1128,7 @@ SECTION_VALIDATORS: Tuple[Callable[[SignatureView], Iterable[Issue]], ...] = (
     _validate_page,
     _validate_functional,
     _validate_expected_cases,
+    _validate_tolerated_rules,
     _validate_defaults,
     _validate_performance,
     _validate_mutants,

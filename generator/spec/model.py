@@ -577,6 +577,9 @@ class Spec(Strict):
     #: how many functional cases P017 expects of this challenge, [MIN, MAX] (default: the range
     #: the public set has, generator/checks/report.py DEFAULT_CASES)
     expected_cases: Optional[List[int]] = Field(default=None, min_length=2, max_length=2)
+    #: check rules whose findings in what this spec renders do not stop `chgen generate` (a
+    #: challenge that keeps a form the rules flag, as imported challenges keep their page's)
+    tolerated_rules: List[str] = Field(default_factory=list)
     performance: Performance
     #: how challenge.html lays out its structural parts (default: the public majority form)
     page: PageForm = Field(default_factory=lambda: PageForm())
