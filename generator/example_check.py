@@ -2,6 +2,9 @@
 
 The reference body from the spec runs on the CPU in float64 on each example's inputs; a mismatch
 beyond the challenge's tolerance is a spec error at the expected value's line, naming the example.
+A drawn example (`outputs: reference`) is drawn here as challenge.py draws it, on the CPU
+generator with its seed; the reference must write every output element, and what it computes in
+the signature's dtypes must be within the tolerance of what it computes in float64.
 torch is imported only here, and only when an example (or the reference) changed since the last
 verified generation.
 """
@@ -11,10 +14,11 @@ from __future__ import annotations
 import hashlib
 import json
 import textwrap
-from typing import Any, Dict, Optional
+from typing import Any, Dict, List, Optional
 
 from generator.dtypes import lookup
 from generator.spec.loader import LoadedSpec, resolve_shape
+from generator.spec.model import REFERENCE_OUTPUTS
 from generator.spec.yamlpos import SpecError, SpecErrors
 
 
@@ -80,11 +84,49 @@ def verify_example(loaded: LoadedSpec) -> None:
         raise SpecErrors(errors)
 
 
+def draw_example_input(dist: Any, shape: List[int], dtype: Any, generator: Any) -> Any:
+    """One drawn example input, as challenge.py draws it (render.example_draw_expr) on the CPU
+    generator, before it moves to the device."""
+    import torch
+
+    if dist.kind == "constant":
+        return torch.full(shape, dist.constant, dtype=dtype)
+    if dist.kind == "randint":
+        low, high = dist.randint
+        return torch.randint(low, high, shape, generator=generator, dtype=dtype)
+    a, b = getattr(dist, dist.kind)
+    tensor = torch.empty(shape, dtype=dtype)
+    if dist.kind == "uniform":
+        return tensor.uniform_(a, b, generator=generator)
+    return tensor.normal_(a, b, generator=generator)
+
+
+def _drawn_inputs(spec: Any, ex: Any) -> Dict[str, Any]:
+    """A drawn example's drawn inputs in the signature's dtypes, in signature order (the order
+    challenge.py draws them in)."""
+    import torch
+
+    if not ex.drawn:
+        return {}
+    generator = torch.Generator().manual_seed(ex.seed if ex.seed is not None else 0)
+    return {
+        p.name: draw_example_input(
+            ex.drawn[p.name],
+            list(resolve_shape(p, ex.scalars, ex.shapes)),
+            getattr(torch, lookup(p.dtype).torch),
+            generator,
+        )
+        for p in spec.signature
+        if p.name in ex.drawn
+    }
+
+
 def _example_values(spec: Any, ex: Any, wide: bool) -> Dict[str, Any]:
     """The solve arguments of one example: tensors in float64/int64 when `wide`, else in the
     signature's own dtypes; outputs start as the spec's prefill says."""
     import torch
 
+    drawn = _drawn_inputs(spec, ex)
     values: Dict[str, Any] = {}
     for p in spec.signature:
         if not p.is_tensor:
@@ -98,6 +140,8 @@ def _example_values(spec: Any, ex: Any, wide: bool) -> Dict[str, Any]:
         if p.direction == "out":
             shape = list(resolve_shape(p, ex.scalars, ex.shapes))
             values[p.name] = torch.full(shape, start_value(spec.prefill, row.kind), dtype=dtype)
+        elif p.name in drawn:
+            values[p.name] = drawn[p.name].to(dtype)
         else:
             values[p.name] = torch.tensor(ex.inputs[p.name], dtype=dtype)
     return values
@@ -135,6 +179,9 @@ def verify_one_example(loaded: LoadedSpec, index: int) -> None:
                     )
                 ]
             ) from None
+    if ex.outputs == REFERENCE_OUTPUTS:
+        _verify_reference_outputs(loaded, index, values, precision)
+        return
     errors = []
     for name, expected in ex.outputs.items():
         got = values[name].to(torch.float64)
@@ -149,6 +196,59 @@ def verify_one_example(loaded: LoadedSpec, index: int) -> None:
                     f"reference computes {got[at].item():.6g} ({precision}, atol={spec.atol:g}, "
                     f"rtol={spec.rtol:g})",
                     "fix the hand-written value or the reference",
+                )
+            )
+    if errors:
+        raise SpecErrors(errors)
+
+
+def _verify_reference_outputs(
+    loaded: LoadedSpec, index: int, wide: Dict[str, Any], precision: str
+) -> None:
+    """A drawn example's outputs are the reference's: every element written (outputs start
+    NaN), and, when the reference ran in float64, its result in the signature's dtypes within
+    atol/rtol of it (so a solution checked against either passes)."""
+    import torch
+
+    spec = loaded.spec
+    ex = spec.examples[index]
+    label = loaded.example_label(index)
+    names = [p.name for p in spec.signature]
+    outputs = [p for p in spec.signature if p.is_tensor and p.direction != "in"]
+    narrow = wide
+    if precision == "float64":
+        narrow = _example_values(spec, ex, wide=False)
+        try:
+            namespace: Dict[str, Any] = {"torch": torch, "math": __import__("math")}
+            reference_function(spec.reference, spec.reference_helpers, names, namespace)(**narrow)
+        except Exception:  # it ran in float64; only the comparison is left out
+            narrow = wide
+    errors = []
+    for p in outputs:
+        got = wide[p.name].to(torch.float64)
+        where = loaded.example_position(index, "outputs")
+        if bool(torch.isnan(got).any()):
+            at = tuple(int(i) for i in torch.isnan(got).nonzero()[0])
+            errors.append(
+                SpecError(
+                    where,
+                    f"the reference leaves {p.name}{list(at)} unwritten (NaN) on {label}'s "
+                    f"drawn inputs ({precision})",
+                    "fix the reference, or draw inputs it computes a value for",
+                )
+            )
+            continue
+        own = narrow[p.name].to(torch.float64)
+        bad = ~torch.isclose(own, got, atol=spec.atol, rtol=spec.rtol, equal_nan=True)
+        if bad.any():
+            at = tuple(int(i) for i in bad.nonzero()[0])
+            errors.append(
+                SpecError(
+                    where,
+                    f"on {label}'s drawn inputs the reference computes {p.name}{list(at)} = "
+                    f"{own[at].item():.6g} in the signature's dtypes but {got[at].item():.6g} "
+                    f"in float64 (atol={spec.atol:g}, rtol={spec.rtol:g})",
+                    "loosen atol/rtol, or draw the example's inputs from a narrower range",
                 )
             )
     if errors:

@@ -32,6 +32,8 @@ class NumberFormat:
 
 
 PLAIN = NumberFormat()
+#: int-valued floats as ints, as a drawn example's bounds are written ([&minus;1, 1])
+INT_VALUED = NumberFormat(ints=True)
 
 
 def format_number(value: Any, form: NumberFormat = PLAIN) -> str:
@@ -84,7 +86,18 @@ def pre_nested(data: Any, column: int, form: NumberFormat = PLAIN) -> str:
     return "[" + (",\n" + " " * (column + 1)).join(rows) + "]"
 
 
+@dataclass(frozen=True)
+class Summarised:
+    """An example tensor the page knows by its shape only: a seeded draw, or an output the
+    reference gives for one; `draw` says how an input is drawn (HTML), None for an output."""
+
+    dims: Tuple[int, ...]
+    draw: Optional[str] = None
+
+
 def element_count(data: Any) -> int:
+    if isinstance(data, Summarised):
+        return math.prod(data.dims)
     if isinstance(data, list):
         return sum(element_count(v) for v in data)
     return 1
@@ -176,6 +189,8 @@ class PreExample:
     tight: bool = False
     matrix: bool = False
     display: Optional[str] = None
+    #: a drawn example's <p> above its shapes: the sizes and how each input is drawn
+    intro: Optional[str] = None
 
     @property
     def pre_text(self) -> str:
@@ -218,6 +233,8 @@ def shown_value(dims: Sequence[Any], value: Any, column: int, form: NumberFormat
 def example_form(tensors: Sequence[Shown]) -> str:
     """'summary' past 4,096 elements, 'matrix' when the data is at most 2-D with a 2-D tensor,
     else 'pre'."""
+    if any(isinstance(v, Summarised) for _, _, v in tensors):
+        return "summary"
     if sum(element_count(v) for _, _, v in tensors) > SUMMARY_ELEMENTS:
         return "summary"
     ranks = [len(dims) for _, dims, _ in tensors]
@@ -268,7 +285,8 @@ def example_blocks(
             gap=matrix.gap,
         )
     if form == "summary":
-        return PreExample(title, _summary_lines(inputs, outputs, scalar_lines), explanation)
+        lines = _summary_lines(inputs, outputs, scalar_lines)
+        return PreExample(title, lines, explanation, intro=summary_intro(sizes, inputs))
     lines = _pre_lines(inputs, outputs, scalar_lines, pre, sizes, numbers)
     return PreExample(title, lines, explanation, tight=pre.tight)
 
@@ -339,7 +357,35 @@ def _pre_lines(
     return [pre.indent + line for line in lines]
 
 
+def draw_text(kind: str, args: Sequence[Any]) -> str:
+    """How a summary's intro says an input is drawn, in the words of the public summaries."""
+    low, high = (format_number(v, INT_VALUED).replace("-", "&minus;") for v in args)
+    if kind == "uniform":
+        return f"uniformly drawn from [{low}, {high}]"
+    if kind == "normal":
+        return f"drawn from a normal distribution (mean {low}, standard deviation {high})"
+    if kind == "randint":
+        return f"random integers drawn from [{low}, {high})"
+    return f"filled with {low}"
+
+
+def summary_intro(sizes: Sequence[Tuple[str, Any]], inputs: List[Shown]) -> Optional[str]:
+    """'With <code>N</code> = 4 and <code>x</code> uniformly drawn from [&minus;1, 1]:' above a
+    drawn example's shapes, as the public summaries introduce them; None for literal data."""
+    drawn = [(n, v.draw) for n, _, v in inputs if isinstance(v, Summarised) and v.draw]
+    if not drawn:
+        return None
+    parts = [f"<code>{n}</code> = {grouped(v)}" for n, v in sizes]
+    parts += [f"<code>{n}</code> {how}" for n, how in drawn]
+    if len(parts) == 1:
+        return f"With {parts[0]}:"
+    joiner = ", and " if len(parts) > 2 else " and "
+    return f"With {', '.join(parts[:-1])}{joiner}{parts[-1]}:"
+
+
 def literal_dims(value: Any) -> List[int]:
+    if isinstance(value, Summarised):
+        return list(value.dims)
     dims = []
     while isinstance(value, list):
         dims.append(len(value))

@@ -410,11 +410,36 @@ def case_code(
     return with_output_shapes(spec, overrides, CaseCode("", lines, call))
 
 
+#: the CPU generator a drawn example's inputs come from (the same values on every device)
+EXAMPLE_GENERATOR = "generator"
+
+
+def example_draw_expr(param: Param, dist: Distribution, shape: str) -> str:
+    """A drawn example input: drawn on the CPU generator, then moved to the device, since CPU
+    and CUDA generators give different values for one seed (a constant is no draw)."""
+    if dist.kind == "constant":
+        return distribution_expr(param, dist, shape)
+    dtype = f"dtype=torch.{lookup(param.dtype).torch}"
+    drawn = f"generator={EXAMPLE_GENERATOR}"
+    if dist.kind == "randint":
+        low, high = dist.randint
+        return f"torch.randint({low}, {high}, {shape}, {drawn}, {dtype}).to(self.device)"
+    method = {"uniform": "uniform_", "normal": "normal_"}[dist.kind]
+    a, b = (py_number(v) for v in getattr(dist, dist.kind))
+    return f"torch.empty({shape}, {dtype}).{method}({a}, {b}, {drawn}).to(self.device)"
+
+
 def example_code(spec: Spec, ex: Example) -> CaseCode:
-    """One worked example's literal tensors (generate_example_test holds the first)."""
+    """One worked example's tensors, literal or drawn with its seed (generate_example_test holds
+    the first)."""
     lines = size_assignment(spec, ex.scalars)
+    if ex.seed is not None:
+        lines.append(f"{EXAMPLE_GENERATOR} = torch.Generator().manual_seed({ex.seed})")
     for p in spec.signature:
-        if p.is_tensor and p.direction != "out":
+        if p.is_tensor and p.direction != "out" and p.name in ex.drawn:
+            drawn = example_draw_expr(p, ex.drawn[p.name], shape_tuple(p, ex.shapes))
+            lines.append(f"{p.name} = {drawn}")
+        elif p.is_tensor and p.direction != "out":
             literal = nested_literal(ex.inputs[p.name], lookup(p.dtype).kind)
             lines.append(f"{p.name} = torch.tensor({literal}, {tensor_kwargs(p)})")
     code = CaseCode("", lines, make_call(spec, ex.scalars))
@@ -678,12 +703,12 @@ def example_section(spec: Spec, example: Example, title: str) -> html.ExampleSec
     sizes = set(size_names(spec))
     tensors = [p for p in spec.signature if p.is_tensor]
     inputs = [
-        (p.name, shape_of(p, example.shapes), example.inputs[p.name])
+        (p.name, shape_of(p, example.shapes), shown_data(p, example, example.inputs))
         for p in tensors
         if p.direction != "out"
     ]
     outputs = [
-        (p.name, shape_of(p, example.shapes), example.outputs[p.name])
+        (p.name, shape_of(p, example.shapes), shown_data(p, example, example.hand_outputs))
         for p in tensors
         if p.direction != "in"
     ]
@@ -710,6 +735,24 @@ def example_section(spec: Spec, example: Example, title: str) -> html.ExampleSec
         number_formats(example),
         example.display,
     )
+
+
+def shown_data(p: Param, example: Example, given: Mapping[str, Any]) -> Any:
+    """An example tensor's literal data, or its shape (and draw) where the example draws it or
+    the reference gives it."""
+    if p.name in given and p.name not in example.drawn:
+        return given[p.name]
+    dims = shapes.resolve(shape_of(p, example.shapes), example.scalars)
+    dist = example.drawn.get(p.name)
+    how = None if dist is None else html.draw_text(dist.kind, draw_args(dist))
+    return html.Summarised(tuple(dims), how)
+
+
+def draw_args(dist: Distribution) -> List[Any]:
+    """The two numbers of a draw ([lo, hi], [mean, std]), a constant's value twice."""
+    if dist.kind == "constant":
+        return [dist.constant, dist.constant]
+    return list(getattr(dist, dist.kind))
 
 
 def number_formats(example: Example) -> Tuple[html.NumberFormat, html.NumberFormat]:

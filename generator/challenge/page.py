@@ -337,6 +337,16 @@ def example_forms(page: Page) -> Dict[str, int]:
     return forms
 
 
+def shapes_only_example(page: Page) -> bool:
+    """Whether an example <pre> lists its tensors by shape (`x.shape = (4, 768)`), as pages do
+    for data too large to show."""
+    for section in page.sections("example"):
+        body = page.text[section.start : section.body_end]
+        if re.search(r"<pre\b[^>]*>.*?\w\.shape\s*=\s*\(", body, re.S):
+            return True
+    return False
+
+
 def multi_row_matrix(page: Page) -> bool:
     for section in page.sections("example"):
         body = page.text[section.start : section.body_end]

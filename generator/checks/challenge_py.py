@@ -410,6 +410,26 @@ def _device_ok(value: ast.expr, env: Dict[str, ast.expr], params: Set[str]) -> b
     return False
 
 
+def _moved_to_device(nodes: List[ast.AST]) -> Set[int]:
+    """The calls of a chain that ends in `.to(self.device)`, e.g. a draw on the CPU generator
+    (`torch.empty(...).normal_(0.0, 1.0, generator=g).to(self.device)`): made on the CPU, they
+    reach the test on the device."""
+    moved: Set[int] = set()
+    for node in nodes:
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+            continue
+        targets = list(node.args[:1]) + [k.value for k in node.keywords if k.arg == "device"]
+        if node.func.attr != "to" or not any(ast.unparse(t) == "self.device" for t in targets):
+            continue
+        receiver = node.func.value
+        while isinstance(receiver, ast.Call):
+            moved.add(id(receiver))
+            if not isinstance(receiver.func, ast.Attribute):
+                break
+            receiver = receiver.func.value
+    return moved
+
+
 def _device_kwargs(model: ChallengePy, report: Report, where: str) -> None:
     for function in _generator_functions(model):
         env = assignments(function)
@@ -421,6 +441,7 @@ def _device_kwargs(model: ChallengePy, report: Report, where: str) -> None:
             for n in nodes
             if isinstance(n, ast.Attribute) and n.attr in ("item", "tolist")
         }
+        to_python |= _moved_to_device(nodes)
         for node in nodes:
             if not isinstance(node, ast.Call) or id(node) in to_python:
                 continue
@@ -474,15 +495,33 @@ def report_count(model: ChallengePy, report: Report, where: str, count: int) -> 
     )
 
 
+def _seeded_generator(call: ast.Call, env: Dict[str, ast.expr]) -> bool:
+    """`generator=g` where `g = torch.Generator().manual_seed(S)` (S a literal)."""
+    given = next((k.value for k in call.keywords if k.arg == "generator"), None)
+    if isinstance(given, ast.Name):
+        given = env.get(given.id)
+    return (
+        isinstance(given, ast.Call)
+        and isinstance(given.func, ast.Attribute)
+        and given.func.attr == "manual_seed"
+        and ast.unparse(given.func.value) == "torch.Generator()"
+        and len(given.args) == 1
+        and isinstance(given.args[0], ast.Constant)
+    )
+
+
 def _random_example(model: ChallengePy, report: Report, where: str) -> None:
     method = model.methods.get("generate_example_test")
     if method is None:
         return
+    env = assignments(method)
     for node in walk(method):
         name = call_name(node)
         if name is None:
             continue
         short = name.split(".")[-1]
+        if _seeded_generator(node, env):
+            continue  # drawn on a seeded generator of its own: the same values on every run
         if (
             (name.startswith("torch.") and short in RANDOM_FUNCTIONS)
             or (name.startswith(".") or "." in name)

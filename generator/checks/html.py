@@ -24,6 +24,7 @@ from generator.challenge.page import (
     performance_bullet,
     read_page,
     section_kind,
+    shapes_only_example,
 )
 from generator.challenge.pyfile import ChallengePy
 from generator.checks.model import example_ranks
@@ -248,7 +249,8 @@ def _examples(page: Page, model: Optional[ChallengePy], report: Report, where: s
     ranks = example_ranks(model)
     form, offset = next(iter(forms.items()))
     line, col = page.pos(offset)
-    if form == "pre" and any(r == 2 for r in ranks.values()):  # rank >= 3 goes in <pre> too
+    summary = shapes_only_example(page)  # shapes of data too large to show: no form to fit
+    if form == "pre" and not summary and any(r == 2 for r in ranks.values()):  # rank >= 3 too
         multi = [n for n, r in ranks.items() if r == 2]
         report.add(
             "H009", where, line, col, f"{', '.join(multi)} is 2-D but the example uses <pre>"

@@ -53,7 +53,6 @@ REASONS: Tuple[Tuple[str, str], ...] = (
     ),
     (r"has rank (\[[^\]]*\]) across cases", "a tensor's rank differs between cases"),
     (r"the example's \w+ is (\d+-D)", "example tensor of rank 3 or more"),
-    (r"literal data of at most", "example larger than the spec's literal limit"),
     (r"is an? ([\w/+ ]+ keyword)", "parameter named with a keyword"),
     (r"declared ([\w.]+), not a ctypes", "parameter typed without ctypes"),
     (r"dtype table lacks", "dtype outside chgen's dtype table"),

@@ -383,6 +383,7 @@ def _run_cases(instance: Any, seed: int) -> Run:
         raise ChallengeLoadError(f"generate_example_test failed on the CPU: {call.error}")
     raw = call.result[0] if isinstance(call.result, list) else call.result
     example = _traced(raw, set())
+    place_seeds([example], call.seeds)  # the seed a drawn example keeps (a literal one drops it)
 
     example_ids: set = set()
     original = instance.generate_example_test

@@ -21,7 +21,16 @@ from pydantic import BaseModel, ValidationError
 from generator.dtypes import DTYPES, lookup
 from generator.naming import IDENT_RE, SPEC_NAME_RE, find_specs  # noqa: F401 - re-exported
 from generator.spec import shapes
-from generator.spec.model import Correlated, Distribution, Param, Spec, Values, helper_names
+from generator.spec.model import (
+    EXAMPLE_DRAW_KINDS,
+    REFERENCE_OUTPUTS,
+    Correlated,
+    Distribution,
+    Param,
+    Spec,
+    Values,
+    helper_names,
+)
 from generator.spec.yamlpos import (
     PathKey,
     Position,
@@ -973,7 +982,11 @@ def _validate_values(view: SignatureView) -> Iterable[Issue]:
             if name in inputs:
                 yield from _check_drawn_values(inputs[name], dist, where + (name,))
     for i, ex in enumerate(spec.examples):
-        for group, values in (("inputs", ex.inputs), ("outputs", ex.outputs)):
+        for name, dist in ex.drawn.items():
+            if name in inputs:
+                yield from _check_drawn_values(inputs[name], dist, ("examples", i, "inputs", name))
+        literals = {k: v for k, v in ex.inputs.items() if k not in ex.drawn}
+        for group, values in (("inputs", literals), ("outputs", ex.hand_outputs)):
             for name, value in values.items():
                 if name in view.params and view.params[name].is_tensor:
                     where = ("examples", i, group, name)
@@ -1208,7 +1221,8 @@ def _check_example(spec, index, params, inputs, outputs) -> Iterable[Issue]:
                 f"{key!r} is not an input tensor",
                 "use the name of an in or inout tensor",
             )
-    for key in ex.outputs:
+    yield from _check_drawn_example(ex, base, label, params, inputs)
+    for key in ex.hand_outputs:
         if key not in params or params[key] not in outputs:
             yield (
                 base + ("outputs", key),
@@ -1223,7 +1237,7 @@ def _check_example(spec, index, params, inputs, outputs) -> Iterable[Issue]:
                 "add it under inputs",
             )
     for p in outputs:
-        if p.name not in ex.outputs:
+        if ex.outputs != REFERENCE_OUTPUTS and p.name not in ex.outputs:
             yield (
                 base + ("outputs",),
                 f"{label} gives no expected {p.name!r}",
@@ -1233,7 +1247,8 @@ def _check_example(spec, index, params, inputs, outputs) -> Iterable[Issue]:
         return
     if any(not isinstance(ex.scalars[n], int) for n in size_names(spec)):
         return
-    for group, values in (("inputs", ex.inputs), ("outputs", ex.outputs)):
+    literals = {k: v for k, v in ex.inputs.items() if k not in ex.drawn}
+    for group, values in (("inputs", literals), ("outputs", ex.hand_outputs)):
         for key, value in values.items():
             if key in params and params[key].is_tensor:
                 want = resolve_shape(params[key], ex.scalars, ex.shapes)
@@ -1245,6 +1260,58 @@ def _check_example(spec, index, params, inputs, outputs) -> Iterable[Issue]:
                         f"sizes give {list(want)}",
                         "make the literal match that shape, or fix the example's sizes",
                     )
+
+
+def _check_drawn_example(ex, base, label, params, inputs) -> Iterable[Issue]:
+    """A drawn example: draws chgen renders on the CPU generator, its seed, and its outputs
+    given by the reference (none can be written by hand for data nobody sees)."""
+    for key, dist in ex.drawn.items():
+        if dist.kind not in EXAMPLE_DRAW_KINDS:
+            yield (
+                base + ("inputs", key),
+                f"an example input is literal data or one of "
+                f"{', '.join(EXAMPLE_DRAW_KINDS)}, not {dist.kind}",
+                "write the values themselves as a nested list, or draw them with "
+                "{normal: [mean, std]}, {uniform: [lo, hi]} or {randint: [lo, hi]}",
+            )
+        elif key in params and params[key] in inputs:
+            yield from _check_distribution(
+                params[key], dist, params, [], ex.scalars, base + ("inputs", key), ex.shapes
+            )
+    random = [k for k, d in ex.drawn.items() if d.kind != "constant"]
+    if random and ex.seed is None:
+        yield (
+            base + ("inputs", random[0]),
+            f"{label} draws {random[0]!r} but gives no seed",
+            "add seed: 0 (or any seed) to the example: its inputs are drawn on the CPU "
+            "generator with it",
+        )
+    if ex.seed is not None and not random:
+        yield (
+            base + ("seed",),
+            f"{label} gives a seed but draws no input",
+            "drop seed, or draw an input ({normal: [0, 1]}, {uniform: [lo, hi]}, ...)",
+        )
+    if ex.drawn and ex.outputs != REFERENCE_OUTPUTS:
+        yield (
+            base + ("outputs",),
+            f"{label} draws its inputs, so its outputs cannot be written by hand",
+            "write outputs: reference (they are verified against the reference at generate "
+            "time)",
+        )
+    if not ex.drawn and ex.outputs == REFERENCE_OUTPUTS:
+        yield (
+            base + ("outputs",),
+            f"{label} gives literal inputs, so its outputs are written by hand",
+            "give each output's hand-computed value, or draw the inputs "
+            "({normal: [0, 1]} with a seed)",
+        )
+    if ex.drawn and ex.display is None and ex.numbers is not None:
+        yield (
+            base + ("numbers",),
+            f"{label} is drawn: its page lists shapes, not numbers",
+            "drop numbers",
+        )
 
 
 def _check_inputs(spec, params, inputs, own, scalars, where, overrides=None) -> Iterable[Issue]:

@@ -325,12 +325,35 @@ class NumberForm(Strict):
         return self
 
 
+#: the draws an example input may be: drawn on the CPU generator with the example's seed, so the
+#: values are the same on every device (a literal is written as the data itself)
+EXAMPLE_DRAW_KINDS = ("uniform", "normal", "randint", "constant")
+
+
+def _example_input_kind(value: Any) -> str:
+    """A mapping is a draw (`{normal: [0, 1]}`), anything else literal data."""
+    return "draw" if isinstance(value, (dict, Strict)) else "literal"
+
+
+ExampleInput = Annotated[
+    Union[Annotated[Distribution, Tag("draw")], Annotated[Nested, Tag("literal")]],
+    Discriminator(_example_input_kind),
+]
+
+#: `outputs: reference`: a drawn example's outputs are what the reference computes, verified at
+#: generate time (float64 against the signature's dtypes, within atol/rtol)
+REFERENCE_OUTPUTS = "reference"
+
+
 class Example(Strict):
-    """A worked example: literal inputs and hand-computed outputs, shown in challenge.html."""
+    """A worked example, shown in challenge.html: literal inputs and hand-computed outputs, or
+    inputs too large to write (a seeded draw) whose outputs the reference gives."""
 
     scalars: Dict[str, Number]
-    inputs: Dict[str, Nested]
-    outputs: Dict[str, Nested]
+    inputs: Dict[str, ExampleInput]
+    outputs: Union[Dict[str, Nested], Literal["reference"]]
+    #: the CPU generator's seed for the drawn inputs (torch.Generator().manual_seed(seed))
+    seed: Optional[int] = Field(default=None, ge=0, lt=2**63)
     shapes: Dict[str, Shape] = Field(default_factory=dict)  # as in a functional case
     #: HTML shown under the example's data (a <p> explaining it, as some public pages have)
     explanation: Optional[str] = None
@@ -343,6 +366,16 @@ class Example(Strict):
     #: escape hatch: the HTML of the example's data block, shown instead of the rendered values
     #: (for a page whose text is no function of them); the values are still verified
     display: Optional[str] = None
+
+    @property
+    def drawn(self) -> Dict[str, Distribution]:
+        """The inputs written as draws, by name."""
+        return {k: v for k, v in self.inputs.items() if _example_input_kind(v) == "draw"}
+
+    @property
+    def hand_outputs(self) -> Dict[str, Any]:
+        """The hand-computed outputs; none when the reference gives them."""
+        return {} if self.outputs == REFERENCE_OUTPUTS else self.outputs
 
 
 def _spaces(value: str) -> str:
