@@ -45,7 +45,7 @@ def check_rendered(loaded: LoadedSpec, tree_root: Path, challenge: str) -> List[
     html.check(ch, model, report)
     formatters.check_whitespace(ch, report)
     formatters.check([ch], report)
-    deep.check([ch], {ch.path: model}, report)
+    deep.check_here([ch], {ch.path: model}, report)  # already in the spec-code sandbox
     tolerated = set(loaded.spec.tolerated_rules)
     found = [
         f

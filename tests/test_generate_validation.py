@@ -86,3 +86,19 @@ def test_a_long_case_note_is_wrapped_into_comment_lines(workdir, runner):
     comment = [line.strip() for line in challenge.splitlines() if "a long note" in line]
     assert len(comment) >= 2 and all(len(line) <= 100 for line in challenge.splitlines())
     assert " ".join(c.removeprefix("# ") for c in comment) == f"large: {note.strip()}"
+
+
+def test_a_tolerated_rule_does_not_stop_generation_and_codes_are_checked(workdir, runner):
+    spec = new_spec(workdir, runner)
+    edit(spec, BROKEN_LATEX)
+    with spec.open("a") as out:
+        out.write("tolerated_rules: [H006]\n")
+    result = runner.invoke(app, ["generate", str(spec.relative_to(workdir))])
+    assert result.exit_code == 0, result.output
+    edit(spec, ("tolerated_rules: [H006]", "tolerated_rules: [H0006, G002]"))
+    result = runner.invoke(app, ["generate", str(spec.relative_to(workdir))])
+    assert result.exit_code == 1
+    line = line_of(spec, "tolerated_rules")
+    shown = "specs/900_my_thing.yaml"
+    assert f"{shown}:{line}:19: 'H0006' is not a rule code (did you mean 'H006'?)" in result.output
+    assert f"{shown}:{line}:26: G002 is about the spec itself and cannot be tolerated" in result.output

@@ -714,7 +714,7 @@ def import_challenge(
         "performance": performance,
         "page": _page_form(page, len(examples), len(requirements), report),
         "sections": page.sections or None,
-        "tolerated_rules": _original_rule_codes(directory, report) or None,
+        "tolerated_rules": _original_rule_codes(read, page_text, report) or None,
     }
     if written_examples:
         spec_name = f"{challenge_id}_{slug}.yaml"
@@ -722,16 +722,24 @@ def import_challenge(
     return _finish(read, data, f"{challenge_id}_{slug}.yaml", svg_name, page.svg, report)
 
 
-def _original_rule_codes(directory: Path, report: Report) -> List[str]:
+def _original_rule_codes(read: _Read, page_text: str, report: Report) -> List[str]:
     """The rules `chgen check` (static) finds errors of in the original challenge: the forms it
     keeps, which the spec then tolerates, so that `chgen generate` reproduces them instead of
-    refusing what the original already does."""
+    refusing what the original already does. A page writing its examples in <pre> keeps that form
+    for 2-D data too (H009), though the original's generated example may hide the data's rank."""
+    from generator.challenge.page import example_forms, read_page
     from generator.checks.registry import ERROR
     from generator.checks.report import Options
     from generator.checks.runner import run as run_checks
 
-    findings = run_checks([directory], Options()).findings
-    codes = sorted({f.code for f in findings if f.severity == ERROR and not f.code.startswith("G")})
+    findings = run_checks([read.directory], Options()).findings
+    found = {f.code for f in findings if f.severity == ERROR and not f.code.startswith("G")}
+    forms = example_forms(read_page(page_text))
+    example = read.run.example.values if read.run.example is not None else {}
+    two_d = any(getattr(v, "ndim", 0) == 2 for v in example.values())
+    if "pre" in forms and "bmatrix" not in forms and two_d:
+        found.add("H009")
+    codes = sorted(found)
     if codes:
         report.note(
             f"the original breaks rule(s) {', '.join(codes)}; the spec tolerates them "
