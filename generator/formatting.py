@@ -65,7 +65,17 @@ def mojo_format(text: str, name: str = "<generated>") -> str:
 
 @functools.lru_cache(maxsize=1)
 def clang_format_binary() -> str:
-    """The clang-format pinned in pyproject.toml (the wheel's), else one on PATH."""
+    """The clang-format pinned in pyproject.toml (the wheel's binary, found through its package,
+    so that a child whose PATH or interpreter path differs finds the same one), else one on
+    PATH."""
+    try:
+        import clang_format
+
+        packaged = Path(clang_format.__file__).parent / "data" / "bin" / "clang-format"
+        if packaged.exists():
+            return str(packaged)
+    except ImportError:
+        pass
     here = Path(sys.executable).parent / "clang-format"
     if here.exists():
         return str(here)

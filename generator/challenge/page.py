@@ -323,6 +323,11 @@ def math_spans(page: Page) -> List[MathSpan]:
     ]
 
 
+def holds_section_heading(html: str) -> bool:
+    """Whether HTML meant for one section's body starts a section of its own (an <h2>)."""
+    return re.search(r"<h2\b", html, re.I) is not None
+
+
 def example_forms(page: Page) -> Dict[str, int]:
     """'pre' / 'bmatrix' -> offset of the first use inside the example sections."""
     forms: Dict[str, int] = {}

@@ -485,7 +485,9 @@ class Section(Strict):
     @field_validator("html")
     @classmethod
     def _one_section(cls, v: str) -> str:
-        if re.search(r"<h2\b", v, re.I):
+        from generator.challenge.page import holds_section_heading
+
+        if holds_section_heading(v):
             raise SpecValueError(
                 "a section's html holds an <h2>", "give each <h2> a section of its own"
             )
