@@ -33,11 +33,17 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tupl
 
 from generator.judge import verdicts as V
 from generator.judge.channel import Channel, ChannelClosed
-from generator.judge.process import OutputTail, kill_tree, process_limit, tree_usage
-from generator.judge.remote import MEMORY_POLL_S, POLL_S, Stop, param_rows
+from generator.judge.process import OutputTail, process_limit, tree_usage
+from generator.judge.remote import (
+    MEMORY_POLL_S,
+    POLL_S,
+    Stop,
+    death_message,
+    param_rows,
+    stop_process,
+)
 from generator.judge.sandbox import SCRATCH, Mode, bwrap_argv, python_paths, solution_env
 from generator.judge.worker import Judge
-from generator.sandbox import exit_signal, signal_name
 
 #: how long a rank's reported failure waits for the group to end (a peer that died first)
 PEER_GRACE_S = 1.0
@@ -274,11 +280,7 @@ class RankGroup:
     def _died(self, where: str) -> None:
         code = self.proc.wait()
         self.kill()
-        signum = exit_signal(code, self.mode.sandboxed)
-        if signum is not None:
-            message = f"a rank was killed by {signal_name(signum)} during {where}"
-        else:
-            message = f"a rank exited with status {code} during {where} without a verdict"
+        message = death_message(code, self.mode.sandboxed, "a rank", where)
         self.output.thread.join(timeout=2)
         raise Stop(V.CRASH, f"{message}; every rank was killed", self.output.text())
 
@@ -287,11 +289,7 @@ class RankGroup:
         return self.proc.poll() is None
 
     def kill(self) -> None:
-        kill_tree(self.proc.pid)
-        try:
-            self.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            pass
+        stop_process(self.proc)
 
     def close(self) -> None:
         for channel in self.channels:

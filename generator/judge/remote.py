@@ -22,13 +22,7 @@ from typing import Any, Dict, List, Optional
 from generator.judge import verdicts as V
 from generator.judge.channel import Channel, ChannelClosed
 from generator.judge.process import OutputTail, kill_tree, process_limit, tree_usage
-from generator.judge.sandbox import (
-    SCRATCH,
-    Mode,
-    bwrap_argv,
-    solution_binds,
-    solution_process_env,
-)
+from generator.judge.sandbox import SCRATCH, Mode, bwrap_argv, solution_binds, solution_process_env
 from generator.sandbox import exit_signal, signal_name
 
 POLL_S = 0.05
@@ -62,6 +56,23 @@ def param_rows(params: List[Any]) -> List[Dict[str, Any]]:
         }
         for p in params
     ]
+
+
+def death_message(code: int, sandboxed: bool, who: str, where: str) -> str:
+    """How a watched process ended without a verdict: killed by a signal, or exited."""
+    signum = exit_signal(code, sandboxed)
+    if signum is not None:
+        return f"{who} was killed by {signal_name(signum)} during {where}"
+    return f"{who} exited with status {code} during {where} without a verdict"
+
+
+def stop_process(proc: subprocess.Popen) -> None:
+    """Kill `proc` and everything below it, and reap it."""
+    kill_tree(proc.pid)
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        pass
 
 
 class SolutionProcess:
@@ -178,23 +189,14 @@ class SolutionProcess:
     def _died(self, where: str) -> None:
         code = self.proc.wait()
         self.kill()
-        signum = exit_signal(code, self.mode.sandboxed)
-        if signum is not None:
-            message = f"worker killed by {signal_name(signum)} during {where}"
-        else:
-            message = f"worker exited with status {code} during {where} without a verdict"
-        raise Stop(V.CRASH, message, self.log())
+        raise Stop(V.CRASH, death_message(code, self.mode.sandboxed, "worker", where), self.log())
 
     def log(self) -> str:
         self.output.thread.join(timeout=2)
         return self.output.text()
 
     def kill(self) -> None:
-        kill_tree(self.proc.pid)
-        try:
-            self.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            pass
+        stop_process(self.proc)
 
     def close(self) -> None:
         try:
