@@ -987,10 +987,7 @@ def _keep_written_examples(
     examples = data["examples"] or [data["example"]]
     with tempfile.TemporaryDirectory(prefix="chgen-import-page-") as tmp:
         root = Path(tmp)
-        spec_path = root / spec_name
-        spec_path.write_text(dump_spec(data, []), encoding="utf-8")
-        if svg_name:
-            (root / svg_name).write_text(svg_text + "\n", encoding="utf-8")
+        spec_path = _write_spec(root, data, spec_name, svg_name, svg_text)
         try:
             rendered = render_page(load_spec(spec_path, root))
         except Exception:  # noqa: BLE001 - the main pass reports why the spec fails
@@ -1171,6 +1168,21 @@ def _fill_unknown_performance(perf_case, perf, params, defaults, report) -> None
             )
 
 
+def _write_spec(
+    root: Path,
+    data: Dict[str, Any],
+    spec_name: str,
+    svg_name: Optional[str],
+    svg_text: Optional[str],
+) -> Path:
+    """The spec as `chgen import` writes it (and its sidecar SVG) in `root`, to load it back."""
+    spec_path = root / spec_name
+    spec_path.write_text(dump_spec(data, []), encoding="utf-8")
+    if svg_name:
+        (root / svg_name).write_text(svg_text + "\n", encoding="utf-8")
+    return spec_path
+
+
 def _finish(
     read: _Read,
     data: Dict[str, Any],
@@ -1182,10 +1194,7 @@ def _finish(
     """Load and render the spec like any other; compare everything with the originals."""
     with tempfile.TemporaryDirectory(prefix="chgen-import-") as tmp:
         root = Path(tmp)
-        spec_path = root / spec_name
-        spec_path.write_text(dump_spec(data, []), encoding="utf-8")
-        if svg_name:
-            (root / svg_name).write_text(svg_text + "\n", encoding="utf-8")
+        spec_path = _write_spec(root, data, spec_name, svg_name, svg_text)
         try:
             loaded = load_spec(spec_path, root)
         except SpecErrors as exc:
