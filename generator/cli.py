@@ -87,6 +87,16 @@ def options(
     """Describe a GPU programming challenge once, in YAML; generate and prove everything else."""
 
 
+#: `chgen judge` and `chgen test`: the Triton interpreter's size limit on the CPU
+CPU_MAX_ELEMENTS = typer.Option(
+    None,
+    "--cpu-max-elements",
+    help="On the CPU, skip Triton (interpreted) cases with a tensor over N elements "
+    "(default 100000).",
+    min=1,
+)
+
+
 @app.command()
 @needs("generate", "chgen generate")
 def generate(
@@ -258,13 +268,7 @@ def judge_cmd(
     no_sandbox: bool = typer.Option(
         False, "--no-sandbox", help="Run the solution without bubblewrap (limits still apply)."
     ),
-    cpu_max_elements: Optional[int] = typer.Option(
-        None,
-        "--cpu-max-elements",
-        help="On the CPU, skip Triton (interpreted) cases with a tensor over N elements "
-        "(default 100000).",
-        min=1,
-    ),
+    cpu_max_elements: Optional[int] = CPU_MAX_ELEMENTS,
 ) -> None:
     """Judge one solution against any LeetGPU-layout challenge; exit 0 only if all cases pass."""
     from generator.judge.commands import CommandError, judge_command
@@ -320,13 +324,7 @@ def test_cmd(
     specs_dir: Path = typer.Option(SPECS_DIR, "--specs", help="Folder of specs."),
     tree_dir: Path = typer.Option(TREE_DIR, "--tree", help="Generated tree."),
     solutions_dir: Path = typer.Option(Path("solutions"), "--solutions", help="Solutions."),
-    cpu_max_elements: Optional[int] = typer.Option(
-        None,
-        "--cpu-max-elements",
-        help="On the CPU, skip Triton (interpreted) cases with a tensor over N elements "
-        "(default 100000).",
-        min=1,
-    ),
+    cpu_max_elements: Optional[int] = CPU_MAX_ELEMENTS,
 ) -> None:
     """Judge every starter, solution and mutant of our challenges, check the reference against
     the float64 oracle and the accuracy floor; print the tables, write a JSON report."""
