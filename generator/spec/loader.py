@@ -431,9 +431,8 @@ def _load_svg(spec: Spec, path: Path, raw: PositionedData) -> Optional[str]:
 Issue = Tuple[PathKey, str, str]
 
 
-def size_names(spec: Spec) -> List[str]:
-    """Scalar parameters used in tensor dimensions (the signature's or a case's), in signature
-    order."""
+def every_shape(spec: Spec) -> List[Any]:
+    """Every shape a tensor is given: the signature's and each example's and case's overrides."""
     every = [p.shape for p in spec.signature if p.is_tensor]
     for overrides in (
         [e.shapes for e in spec.examples]
@@ -441,6 +440,13 @@ def size_names(spec: Spec) -> List[str]:
         + [c.shapes for c in spec.functional]
     ):
         every.extend(overrides.values())
+    return every
+
+
+def size_names(spec: Spec) -> List[str]:
+    """Scalar parameters used in tensor dimensions (the signature's or a case's), in signature
+    order."""
+    every = every_shape(spec)
     used = set()
     for shape in every:
         for dim in shape:
@@ -455,13 +461,7 @@ def whole_dimension_sizes(spec: Spec) -> set:
     """Sizes that are a whole dimension somewhere (`[N, C]`) or the scaffold's grid: at least 1.
     A size met only inside expressions (the padding of `(H + 2 * P - K) // S + 1`) may be 0;
     the dimensions it gives are checked for every case."""
-    every = [p.shape for p in spec.signature if p.is_tensor]
-    for overrides in (
-        [e.shapes for e in spec.examples]
-        + [spec.performance.shapes]
-        + [c.shapes for c in spec.functional]
-    ):
-        every.extend(overrides.values())
+    every = every_shape(spec)
     whole = {dim for shape in every for dim in shape if isinstance(dim, str) and dim.isidentifier()}
     if spec.scaffold is not None:
         whole.update(spec.scaffold.grid)
