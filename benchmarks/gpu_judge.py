@@ -67,8 +67,10 @@ DEADLINE_S = 360.0
 #: Every solution must pass every case for each of these seeds (the first is also timed).
 SEEDS = "0,1,2,3,4"
 HARNESS = ROOT / "benchmarks" / "harness_check.py"
-#: Each harness check (a child process: start-up, compilation, timing) ends within this.
+#: Each harness check (a child process: start-up, compilation, timing) ends within this; the
+#: profile times six solutions twice each and traces them.
 HARNESS_TIMEOUT_S = 90.0
+PROFILE_TIMEOUT_S = 180.0
 
 
 def build(out: Path, jobs: int, only: List[str]) -> int:
@@ -148,13 +150,16 @@ def run_check(command: List[str], result: Path, timeout: float, log: Any) -> Dic
 def harness_checks(
     prebuilt: Path, out: Path, device: str, log: Any, timeout: float = HARNESS_TIMEOUT_S
 ) -> Dict[str, Any]:
-    """The judge-vs-do_bench cross-check and the JAX dispatch floor, one child process each."""
+    """The judge-vs-do_bench cross-check, the JAX dispatch floor and where the time of the
+    solutions on streams of their own goes, one child process each."""
     found = {}
-    for step, extra in (("crosscheck", ["--prebuilt", str(prebuilt)]), ("dispatch", [])):
+    bundle = ["--prebuilt", str(prebuilt)]
+    for step, extra in (("crosscheck", bundle), ("dispatch", []), ("profile", bundle)):
         result = out / f"harness-{step}.json"
         command = [sys.executable, str(HARNESS), step, "--device", device, "--json", str(result)]
         command += ["--budget", str(PERF_BUDGET_S), *extra]
-        found[step] = run_check(command, result, timeout, log)
+        limit = max(timeout, PROFILE_TIMEOUT_S) if step == "profile" else timeout
+        found[step] = run_check(command, result, limit, log)
     return found
 
 
@@ -162,8 +167,8 @@ def merge_checks(report: Dict[str, Any], checks: Dict[str, Any]) -> List[str]:
     """Put the harness checks into the report's meta (`crosscheck` by challenge, each with the
     judge run's own median of the same solution; `dispatch_floor`); the lines that say how they
     came out."""
-    from benchmarks.harness_check import CROSSCHECK_JOBS
-    from benchmarks.results_files import crosscheck_line, dispatch_floor_line
+    from benchmarks.harness_check import CROSSCHECK_JOBS, PROFILE_JOBS
+    from benchmarks.results_files import crosscheck_line, dispatch_floor_line, profile_line
 
     cross = checks.get("crosscheck") or {"error": "not run"}
     if "error" in cross:  # the whole step failed: every solution it was to measure says so
@@ -179,6 +184,11 @@ def merge_checks(report: Dict[str, Any], checks: Dict[str, Any]) -> List[str]:
     floor = checks.get("dispatch") or {"error": "not run"}
     meta["dispatch_floor"] = floor
     lines.append(dispatch_floor_line(floor))
+    profiled = checks.get("profile") or {"error": "not run"}
+    if "error" in profiled:  # the whole step failed
+        profiled = {job: {"job": job, "error": profiled["error"]} for job in PROFILE_JOBS}
+    meta["profile"] = profiled
+    lines += [profile_line(entry) for entry in profiled.values()]
     return lines
 
 
@@ -207,6 +217,7 @@ def run(
     perf: bool,
     seeds: str,
     results: Optional[Path] = None,
+    deadline: float = DEADLINE_S,
 ) -> int:
     from rich.console import Console
 
@@ -231,13 +242,13 @@ def run(
             errors.print(f"error: {exc}", markup=False)
             return 1
         checks: Optional[Dict[str, Any]] = None
-        deadline_s = DEADLINE_S
+        deadline_s = deadline
         if perf and device.startswith("cuda"):
             # First, on a quiet GPU; never skipped by the deadline, which they shorten instead.
             started = time.monotonic()
             console.print("harness checks: judge vs do_bench, JAX dispatch floor", markup=False)
             checks = harness_checks(prebuilt, out, device, stdout)
-            deadline_s = max(0.0, DEADLINE_S - (time.monotonic() - started))
+            deadline_s = max(0.0, deadline - (time.monotonic() - started))
         else:
             console.print("harness checks: skipped (they time on a GPU)", markup=False)
         args = TestArgs(
@@ -320,6 +331,12 @@ def main() -> int:
         help="also write the results files here (default: none; make them "
         "later from judge.json with benchmarks/results_files.py)",
     )
+    go.add_argument(
+        "--deadline",
+        type=float,
+        default=DEADLINE_S,
+        help="no timed job starts after this many seconds (the harness checks count)",
+    )
     args = parser.parse_args()
     if args.step == "build":
         return build(args.out.resolve(), args.jobs, args.spec)
@@ -332,6 +349,7 @@ def main() -> int:
         not args.no_perf,
         args.seeds,
         args.results.resolve() if args.results else None,
+        args.deadline,
     )
 
 

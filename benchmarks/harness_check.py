@@ -1,7 +1,8 @@
-"""Two checks of the judge's timing harness, made beside a GPU judge run (benchmarks/gpu_judge.py).
+"""Checks of the judge's timing harness, made beside a GPU judge run (benchmarks/gpu_judge.py).
 
     python benchmarks/harness_check.py crosscheck --prebuilt DIR --json FILE [--job ID ...]
     python benchmarks/harness_check.py dispatch --json FILE [--device cuda]
+    python benchmarks/harness_check.py profile --prebuilt DIR --json FILE [--job ID ...]
 
 `crosscheck` loads a bundled solution through its language's adapter, on its challenge's
 performance case (seed 0, as the judge times it), and times the same call twice in one process:
@@ -16,6 +17,12 @@ median; do_bench with its own flush is recorded beside it. The two must agree wi
 to torch tensors through DLPack, timed by time_solution with the device synchronised after the
 flush. It is the floor under every JAX figure of the run.
 
+`profile` says where a solution's time goes: whether its work is ordered with the current stream
+(generator.judge.timing.stream_ordered, which decides whether the judge isolates it), its judge
+median with and without isolation, the host time of one call, and its GPU kernels (names, calls,
+microseconds per solve) from torch.profiler, whose CUDA activity trace sees every kernel of the
+process, Mojo's and XLA's included. Median minus kernel time is what launching and waiting cost.
+
 Each writes its result as JSON, an entry per measurement, `{"error": ...}` for one that failed.
 gpu_judge.py runs each in a child process of its own, so that nothing here can stop its run.
 """
@@ -24,9 +31,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import tempfile
 from pathlib import Path
+from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -41,6 +50,14 @@ CROSSCHECK_JOBS = (
 )
 #: The tiny array the dispatch floor is measured on.
 DISPATCH_SHAPE = (8, 128)
+#: The solutions profiled by default: those that run on streams of their own, and CUDA beside them.
+PROFILE_JOBS = tuple(
+    f"{challenge}/solution/optimized/{language}"
+    for challenge in ("142_rms_norm_backward", "143_row_inverse_rms")
+    for language in ("mojo", "jax", "cuda")
+)
+#: Solves per profiled trace.
+PROFILE_CALLS = 20
 JUDGE_FLUSH = "the judge's (write 256 MB, then read 256 MB)"
 DO_BENCH_FLUSH = "do_bench's own (zero 256 MB)"
 
@@ -128,9 +145,31 @@ def do_bench_median(run: Callable[[], Any], judge_flush: bool) -> float:
     return median
 
 
+@dataclass
+class CaseCall:
+    """A plan job's solution bound to its challenge's performance case."""
+
+    name: str
+    bound: Any
+    own_streams: bool
+    params: List[Any]
+    values: Dict[str, Any]
+
+    def tensors(self, directions: Sequence[str]) -> List[Any]:
+        return [
+            self.values[p.name] for p in self.params if p.is_tensor and p.direction in directions
+        ]
+
+
 def load_bound(pj: Any, challenge_dir: Path, device: str, cache: Any) -> tuple:
-    """(name, bound call, isolated) of a plan job's solution on its challenge's performance
-    case, loaded by its language's adapter as the solution's process loads it."""
+    """(name, bound call, isolated) of a plan job's solution (see load_case_call)."""
+    call = load_case_call(pj, challenge_dir, device, cache)
+    return call.name, call.bound, call.own_streams
+
+
+def load_case_call(pj: Any, challenge_dir: Path, device: str, cache: Any) -> CaseCall:
+    """A plan job's solution on its challenge's performance case (seed 0), loaded by its
+    language's adapter as the solution's process loads it."""
     from generator.judge.cases import performance
     from generator.judge.challenge import load_challenge
     from generator.judge.runner import build
@@ -151,7 +190,7 @@ def load_bound(pj: Any, challenge_dir: Path, device: str, cache: Any) -> tuple:
     adapter.prepare_worker()
     case = performance(challenge, params, 0)
     bound = adapter.load(artifact, params).bind(params, case.values)
-    return f"{adapter.title} {pj.name}", bound, adapter.own_streams
+    return CaseCall(f"{adapter.title} {pj.name}", bound, adapter.own_streams, params, case.values)
 
 
 def crosscheck_one(
@@ -186,6 +225,13 @@ def crosscheck_one(
     }
 
 
+def use_mojo_runtime(runtime: Optional[Path]) -> None:
+    """The bundle's Mojo runtime libraries, for Mojo solutions loaded in this process (as the
+    judge's workers are told)."""
+    if runtime is not None:
+        os.environ["CHGEN_MOJO_RUNTIME"] = str(runtime)
+
+
 def crosscheck(
     prebuilt: Path, job_ids: Sequence[str], device: str, budget_s: float
 ) -> Dict[str, Any]:
@@ -194,7 +240,8 @@ def crosscheck(
     from generator.judge.cache import Cache
 
     cache = Cache()  # the judge run's own (gpu_judge.py runs this from the repository root)
-    plan, _ = load_bundle(prebuilt, cache)
+    plan, runtime = load_bundle(prebuilt, cache)
+    use_mojo_runtime(runtime)
     jobs = {pj.id: pj for pj in plan.jobs}
     found: Dict[str, Any] = {}
     for job_id in job_ids:
@@ -209,6 +256,110 @@ def crosscheck(
             entry = {"job": job_id, "error": _one_line(exc)}
         found[key] = entry
     return found
+
+
+def kernels_per_call(run: Callable[[], Any], calls: int = PROFILE_CALLS) -> Dict[str, Any]:
+    """The GPU activity of `calls` solves (back to back, then a synchronisation) by torch.profiler:
+    each kernel's name, launches and microseconds per solve, and their sum."""
+    import torch
+    from torch.profiler import ProfilerActivity, profile
+
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as trace:
+        for _ in range(calls):
+            run()
+        torch.cuda.synchronize()
+    kernels = []
+    for event in trace.key_averages():
+        device_us = float(getattr(event, "device_time_total", 0.0) or 0.0)
+        if device_us <= 0:
+            continue
+        kernels.append(
+            {"name": event.key[:120], "launches": int(event.count) / calls,
+             "us_per_solve": device_us / calls}  # fmt: skip
+        )
+    kernels.sort(key=lambda k: -k["us_per_solve"])
+    return {"kernels": kernels, "kernel_ms": sum(k["us_per_solve"] for k in kernels) / 1e3}
+
+
+def host_call_ms(run: Callable[[], Any], reps: int = 50) -> float:
+    """Median host time of one call alone (a GPU synchronised before it, not after)."""
+    import statistics
+    import time
+
+    import torch
+
+    def sync() -> None:
+        if torch.cuda.is_initialized():
+            torch.cuda.synchronize()
+
+    times = []
+    for _ in range(reps):
+        sync()
+        started = time.perf_counter()
+        run()
+        times.append((time.perf_counter() - started) * 1e3)
+    sync()
+    return statistics.median(times)
+
+
+def profile_one(
+    pj: Any, challenge_dir: Path, device: str, cache: Any, budget_s: float
+) -> Dict[str, Any]:
+    """Where one solution's time goes (the module's docstring)."""
+    from generator.judge.timing import stream_ordered
+
+    call = load_case_call(pj, challenge_dir, device, cache)
+    run = call.bound.run
+    run()
+    call.bound.finish()
+    ordered = stream_ordered(run, call.tensors(("in", "inout")), call.tensors(("out", "inout")))
+    isolate = call.own_streams and not ordered
+    options = perf_options(budget_s)
+    entry: Dict[str, Any] = {"name": call.name, "job": pj.id, "stream_ordered": ordered}
+    entry["isolated_by_judge"] = isolate
+    entry["judge_ms"] = judge_timing(run, device, options, isolate).median_ms
+    if not isolate:
+        entry["isolated_ms"] = judge_timing(run, device, options, True).median_ms
+    entry["host_call_ms"] = host_call_ms(run)
+    entry.update(kernels_per_call(run))
+    entry["overhead_ms"] = entry["judge_ms"] - entry["kernel_ms"]
+    return entry
+
+
+def profile(prebuilt: Path, job_ids: Sequence[str], device: str, budget_s: float) -> Dict[str, Any]:
+    """An entry per job id, `{"error"}` where it failed."""
+    from generator.judge.bundle import load_bundle
+    from generator.judge.cache import Cache
+
+    cache = Cache()
+    plan, runtime = load_bundle(prebuilt, cache)
+    use_mojo_runtime(runtime)
+    jobs = {pj.id: pj for pj in plan.jobs}
+    found: Dict[str, Any] = {}
+    for job_id in job_ids:
+        pj = jobs.get(job_id)
+        if pj is None:
+            found[job_id] = {"job": job_id, "error": "not in the bundle"}
+            continue
+        challenge_dir = Path(plan.challenges[job_id.split("/")[0]].dir)
+        try:
+            found[job_id] = profile_one(pj, challenge_dir, device, cache, budget_s)
+        except Exception as exc:  # reported, and the next solution is still profiled
+            found[job_id] = {"job": job_id, "error": _one_line(exc)}
+    return found
+
+
+def native_call_ms(path: Path) -> float:
+    """Host time of the file's jitted solve on an array JAX allocated itself, until it is ready."""
+    import jax
+    import jax.numpy as jnp
+
+    from generator.toolchain.bindings import import_file, solve_of
+
+    solve = solve_of(import_file(path), path)
+    x = jnp.ones(DISPATCH_SHAPE, jnp.float32)
+    return host_call_ms(lambda: jax.block_until_ready(solve(x)))
 
 
 def dispatch_floor(device: str, budget_s: float, folder: Optional[Path] = None) -> Dict[str, Any]:
@@ -241,6 +392,9 @@ def dispatch_floor(device: str, budget_s: float, folder: Optional[Path] = None) 
                 timing = judge_timing(bound.run, device, perf_options(budget_s), True)
                 found[f"{key}_ms"] = timing.median_ms
                 found["clock"] = timing.clock
+                # The same call on the host clock alone, and on an array JAX made itself.
+                found[f"{key}_host_call_ms"] = host_call_ms(bound.run)
+                found[f"{key}_native_host_call_ms"] = native_call_ms(path)
             except Exception as exc:  # the other call is still measured
                 found[f"{key}_ms"] = None
                 found[f"{key}_error"] = _one_line(exc)
@@ -254,13 +408,18 @@ def main(argv: Optional[List[str]] = None) -> int:
     cross.add_argument("--prebuilt", type=Path, required=True)
     cross.add_argument("--job", action="append", help="plan job ids (default: 142/143 CUDA)")
     dispatch = steps.add_parser("dispatch", help="the cost of a trivial jitted JAX call")
-    for step in (cross, dispatch):
+    where = steps.add_parser("profile", help="stream order, kernels and overhead per solution")
+    where.add_argument("--prebuilt", type=Path, required=True)
+    where.add_argument("--job", action="append", help="plan job ids (default: PROFILE_JOBS)")
+    for step in (cross, dispatch, where):
         step.add_argument("--json", type=Path, required=True, help="where the result goes")
         step.add_argument("--device", default="cuda")
         step.add_argument("--budget", type=float, default=2.0, help="the judge's per-job budget")
     args = parser.parse_args(argv)
     if args.step == "crosscheck":
         found = crosscheck(args.prebuilt, args.job or CROSSCHECK_JOBS, args.device, args.budget)
+    elif args.step == "profile":
+        found = profile(args.prebuilt, args.job or PROFILE_JOBS, args.device, args.budget)
     else:
         found = dispatch_floor(args.device, args.budget)
     args.json.write_text(json.dumps(found, indent=1) + "\n")

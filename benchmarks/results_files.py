@@ -10,7 +10,8 @@ challenge with solutions or baselines it writes `<id>_<slug>-<tag>.json` with ex
                   "speedup"}],
      "strongest_baseline": {"name", "median_ms", "easier"} or null,
      "crosscheck": {"name", "judge_ms", "do_bench_ms", "ratio", ...} or null,
-     "dispatch_floor": {"add_ms", "pallas_identity_ms", ...} or null}
+     "dispatch_floor": {"add_ms", "pallas_identity_ms", ...} or null,
+     "profile": [{"name", "stream_ordered", "judge_ms", "kernel_ms", "overhead_ms", ...}]}
 
 (variant: naive | optimized | baseline; untimed entries have null timings). The strongest baseline
 is the fastest timed one; `easier` marks a baseline handed part of the answer (a name with
@@ -18,7 +19,9 @@ is the fastest timed one; `easier` marks a baseline handed part of the answer (a
 strongest baseline's median over the entry's. `crosscheck` is the judge's time of one solution
 beside triton.testing.do_bench's, and `dispatch_floor` what a trivial jitted JAX call costs timed
 as the judge times a JAX solution (benchmarks/harness_check.py measures both, gpu_judge.py records
-them in judge.json's meta). A Markdown rendering next
+them in judge.json's meta); `profile` says, per solution profiled there, whether its work is
+ordered with the caller's stream, its kernels' time and what launching and waiting add. A
+Markdown rendering next
 to it also carries the run's spec-level proofs (mutants, oracle, accuracy floor) and the seeds
 every solution passed, when the run has them.
 """
@@ -135,6 +138,11 @@ def results_for(report: Dict[str, Any], challenge: str) -> Dict[str, Any]:
         "strongest_baseline": strongest,
         "crosscheck": (meta.get("crosscheck") or {}).get(challenge),
         "dispatch_floor": meta.get("dispatch_floor"),
+        "profile": [
+            entry
+            for job, entry in sorted((meta.get("profile") or {}).items())
+            if job.split("/")[0] == challenge
+        ],
     }
 
 
@@ -194,6 +202,49 @@ def dispatch_floor_line(floor: Dict[str, Any]) -> str:
     )
 
 
+def profile_line(entry: Dict[str, Any]) -> str:
+    """One profiled solution: stream order, judge median, kernel time, the rest."""
+    name = entry.get("name") or entry.get("job", "?")
+    if "error" in entry:
+        return f"Profile of {name}: not measured ({entry['error']})"
+    order = "ordered with the caller's stream" if entry["stream_ordered"] else "not stream-ordered"
+    isolated = "isolated" if entry["isolated_by_judge"] else "not isolated"
+    line = (
+        f"Profile of {name}: {order} ({isolated}); judge {_ms(entry, 'judge_ms')}, kernels "
+        f"{_ms(entry, 'kernel_ms')} per solve, the rest {_ms(entry, 'overhead_ms')}; one call "
+        f"takes {_ms(entry, 'host_call_ms')} on the host"
+    )
+    if entry.get("isolated_ms") is not None:
+        line += f"; isolated as before it would time {_ms(entry, 'isolated_ms')}"
+    return line
+
+
+def _profile_table(entries: List[Dict[str, Any]]) -> List[str]:
+    lines = ["", "## Where the time goes", ""]
+    lines += ["Profiled in the same run (benchmarks/harness_check.py profile; kernels from "
+              "torch.profiler's CUDA activity trace).", ""]  # fmt: skip
+    lines += [
+        "| Solution | Stream-ordered | Judge ms | Kernels ms | Rest ms | Host call ms | Kernels |"
+    ]
+    lines.append("|---|---|---:|---:|---:|---:|---|")
+    for entry in entries:
+        if "error" in entry:
+            lines.append(
+                f"| {entry.get('name') or entry['job']} | not measured: {entry['error']} |"
+            )
+            continue
+        kernels = "; ".join(
+            f"{k['name'][:60]} {k['us_per_solve']:.1f} us" for k in entry.get("kernels", [])[:4]
+        )
+        lines.append(
+            f"| {entry['name']} | {'yes' if entry['stream_ordered'] else 'no'} | "
+            f"{_num(entry.get('judge_ms'), '.4f')} | {_num(entry.get('kernel_ms'), '.4f')} | "
+            f"{_num(entry.get('overhead_ms'), '.4f')} | {_num(entry.get('host_call_ms'), '.4f')} | "
+            f"{kernels} |"
+        )
+    return lines
+
+
 def _ms(data: Dict[str, Any], key: str) -> str:
     return "—" if data.get(key) is None else f"{data[key]:.4f} ms"
 
@@ -245,6 +296,8 @@ def markdown_for(report: Dict[str, Any], challenge: str, data: Dict[str, Any]) -
             f"{_num(entry['median_ms'], '.4f')} | {_num(entry['gbps'], '.0f')} | "
             f"{_num(entry['pct_copy_bw'], '.1f')} | {_num(entry['speedup'], '.2f')} |"
         )
+    if data.get("profile"):
+        lines += _profile_table(data["profile"])
     problems = [r for r in rows if not r["ok"]]
     if problems:
         lines += ["", "Not as expected:", ""]

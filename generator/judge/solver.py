@@ -144,14 +144,9 @@ class Solver:
                 self.values[name].copy_(pristine)
 
         bound = self.solution.bind(self.params, self.values)
-        report = time_solution(
-            bound.run,
-            self.device,
-            options,
-            None,
-            self.language.own_streams,
-            restore if self.restore_from else None,
-        )
+        prepare = restore if self.restore_from else None
+        isolate = self.language.own_streams and not self._stream_ordered(bound.run, prepare)
+        report = time_solution(bound.run, self.device, options, None, isolate, prepare)
         restore()
         self.sync()
         bound.run()
@@ -165,7 +160,20 @@ class Solver:
             "converged": timing.converged,
             "seconds": timing.seconds,
             "note": report.note,
+            "isolated": isolate,
         }
+
+    def _stream_ordered(self, run: Any, prepare: Any) -> bool:
+        """A language that may run on a stream of its own is timed like the others when the
+        solution's work is ordered with the current stream anyway (generator.judge.timing)."""
+        from generator.judge.timing import is_gpu, stream_ordered
+
+        if not is_gpu(self.device):
+            return False
+        tensors = [p for p in self.params if p.is_tensor]
+        inputs = [self.values[p.name] for p in tensors if p.direction != "out"]
+        outputs = [self.values[p.name] for p in tensors if p.direction != "in"]
+        return stream_ordered(run, inputs, outputs, prepare)
 
     def burst(self, request: Dict[str, Any], _: List[int]) -> Dict[str, Any]:
         """`calls` calls back to back, then a synchronisation: the judge times the round trip.

@@ -7,12 +7,14 @@ timed, and the solution's launch overlaps it, as in the field's usual harnesses.
 repetitions run in batches until the relative standard error of the mean falls below 1% or the
 time budget is spent; the report gives median, min, mean, spread (p10..p90) and the count.
 
-Events measure work on the current stream. Languages that run on streams of their own (JAX, and
-Mojo's DeviceContext) are `isolated`: the device is synchronised after the flush, so their work
-cannot overlap it, at the price of counting their launch latency. A solution that queues work on a
-stream of its own and returns without waiting would be under-measured, so a short cross-check times
-the same call with host clocks around device synchronisations; if that is much slower, the whole
-measurement is repeated with host clocks and the report says so.
+Events measure work on the current stream. Languages that may run on streams of their own (JAX,
+and Mojo's DeviceContext) are first checked for stream order (`stream_ordered`): a solution whose
+work starts after what the current stream queued before the call, and before what it queues after,
+is timed like every other; one that is not is `isolated`: the device is synchronised after the
+flush, so its work cannot overlap it, at the price of counting its launch latency. A solution that
+queues work on a stream of its own and returns without waiting would be under-measured, so a short
+cross-check times the same call with host clocks around device synchronisations; if that is much
+slower, the whole measurement is repeated with host clocks and the report says so.
 
 On the CPU the same loop runs with host clocks (and a smaller flush).
 """
@@ -199,6 +201,53 @@ def _batch(
         _sync(device)
         out.append((now() - t0) * 1e3)
     return out
+
+
+#: GPU clock cycles the current stream is held busy while the solution is called (about 1 ms on a
+#: 2 GHz part): longer than any launch, so unordered work shows itself.
+ORDER_PROBE_CYCLES = 2_000_000
+
+
+def stream_ordered(
+    fn: Callable[[], Any],
+    inputs: List[torch.Tensor],
+    outputs: List[torch.Tensor],
+    prepare: Optional[Callable[[], None]] = None,
+) -> bool:
+    """Whether `fn`'s GPU work is ordered with the current stream, as a kernel launched there is.
+
+    One call gives the reference outputs. Then the inputs are overwritten with garbage, the stream
+    is held busy, the true inputs are written back on it, `fn` is called, and the outputs are
+    copied on the stream right away: the copy matches the reference only if `fn`'s work waited
+    for the inputs and the stream waited for `fn`'s work (or `fn` finished before returning).
+    `prepare` restores inout tensors before each call."""
+    torch.cuda.synchronize()
+    initial = [t.clone() for t in outputs]
+    if prepare is not None:
+        prepare()
+    fn()
+    torch.cuda.synchronize()
+    expected = [t.clone() for t in outputs]
+    for target, start in zip(outputs, initial):
+        target.copy_(start)
+    if prepare is not None:
+        prepare()
+    pristine = [t.clone() for t in inputs]
+    for t in inputs:
+        t.fill_(float("nan") if t.is_floating_point() else -1)
+    torch.cuda._sleep(ORDER_PROBE_CYCLES)
+    for t, data in zip(inputs, pristine):
+        t.copy_(data)
+    fn()
+    seen = [t.clone() for t in outputs]
+    torch.cuda.synchronize()
+    return all(_same_values(a, b) for a, b in zip(seen, expected))
+
+
+def _same_values(a: torch.Tensor, b: torch.Tensor) -> bool:
+    if a.is_floating_point() or a.is_complex():
+        return bool(torch.allclose(a, b, rtol=1e-4, atol=1e-6, equal_nan=True))
+    return bool(torch.equal(a, b))
 
 
 def events_undercount(fn: Callable[[], Any], reps: int = 5) -> Optional[Dict[str, float]]:

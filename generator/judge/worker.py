@@ -519,7 +519,7 @@ class Judge:
         timing, note = self.bounded_timing(solution, reply, wall_s)
         copy = copy_bandwidth(self.device, options)
         report = PerfReport(timing, copy, min_bytes, note, on_gpu=is_gpu(self.device))
-        report.isolated = self.language.own_streams
+        report.isolated = bool(reply.get("isolated", self.language.own_streams))
         perf = report.to_json()
         perf["min_bytes_from"] = "spec" if self.job.get("min_bytes") else "tensor sizes"
         self.result.data["perf"] = perf

@@ -152,11 +152,13 @@ def test_results_files_have_exactly_the_schema(report, tmp_path):
     data = json.loads(paths[0].read_text())
     assert set(data) == {
         "gpu", "date", "driver", "versions", "copy_gbps", "isolation", "results",
-        "strongest_baseline", "crosscheck", "dispatch_floor",
+        "strongest_baseline", "crosscheck", "dispatch_floor", "profile",
     }  # fmt: skip
     assert data["isolation"]["sandbox"] == "bubblewrap sandbox, as nobody"
     markdown = paths[1].read_text()
-    assert "- Solutions ran: bubblewrap sandbox, as nobody; memory 32 GiB; 512 processes" in markdown
+    assert (
+        "- Solutions ran: bubblewrap sandbox, as nobody; memory 32 GiB; 512 processes" in markdown
+    )
     assert data["gpu"] == "NVIDIA H200" and data["driver"] == "580.1" and data["copy_gbps"] == 4100
     assert data["versions"]["liger-kernel"] == "0.6" and "jax" not in data["versions"]
     assert data["versions"]["cuda_runtime"] == "13.0"
@@ -175,7 +177,8 @@ def test_results_files_have_exactly_the_schema(report, tmp_path):
         "speedup": 10.0,
     }
     assert data["results"][1]["median_ms"] is None and data["results"][1]["speedup"] is None
-    assert data["crosscheck"] is None and data["dispatch_floor"] is None
+    assert data["crosscheck"] is None and data["dispatch_floor"] is None and data["profile"] == []
+    assert "Where the time goes" not in paths[1].read_text()
     assert "Harness cross-check" not in paths[1].read_text()
     assert "dispatch floor" not in paths[1].read_text()
     text = paths[1].read_text()

@@ -142,3 +142,48 @@ def test_cuda_events_time_a_copy_and_agree_with_the_clock():
     assert data["clock"] == "cuda_events" and data["converged"] and not data["note"]
     # the same copy, timed as a solution, runs at (nearly) the measured copy bandwidth
     assert 50 < data["pct_of_copy"] < 150
+
+
+def _side_stream_double(x, y, wait_before: bool, wait_after: bool):
+    """y = 2 x on a stream of its own, ordered with the current stream as asked, else finished
+    before returning (as a solution with a context of its own that synchronises)."""
+    side = torch.cuda.Stream()
+
+    def run():
+        if wait_before:
+            side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side):
+            torch.mul(x, 2, out=y)
+        if wait_after:
+            torch.cuda.current_stream().wait_stream(side)
+        else:
+            side.synchronize()
+
+    return run
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+@pytest.mark.parametrize(
+    "wait_before, wait_after, ordered",
+    [(True, True, True), (False, False, False), (True, False, True), (False, True, False)],
+)
+def test_stream_order_is_seen_from_the_outputs(wait_before, wait_after, ordered):
+    from generator.judge.timing import stream_ordered
+
+    x = torch.randn(1 << 20, device="cuda")
+    y = torch.empty_like(x)
+    before = x.clone()
+    run = _side_stream_double(x, y, wait_before, wait_after)
+    assert stream_ordered(run, [x], [y]) is ordered
+    assert torch.equal(x, before)  # the inputs are back as they were
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+def test_work_on_the_current_stream_is_stream_ordered():
+    from generator.judge.timing import stream_ordered
+
+    x = torch.randn(1 << 20, device="cuda")
+    y = torch.empty_like(x)
+    assert stream_ordered(lambda: torch.mul(x, 2, out=y), [x], [y])

@@ -1,6 +1,7 @@
 from max.gpu import barrier, block_idx, grid_dim, thread_idx
 from max.gpu.host import DeviceAttribute, DeviceBuffer, DeviceContext
-from std.ffi import _get_global
+from max.gpu.host._nvidia_cuda import CUDA
+from std.ffi import OwnedDLHandle, _get_global
 from max.gpu.primitives.warp import shuffle_xor
 from std.math import ceildiv
 from std.memory import AddressSpace, Layout, alloc, unsafe_stack_allocation
@@ -273,12 +274,57 @@ comptime StreamingV1 = type_of(DeviceContext().compile_function[rows_streaming_k
 comptime Finish = type_of(DeviceContext().compile_function[reduce_partials_kernel]())
 
 
+# CUDA driver flag of events that only order work (no timestamps: cheaper to record).
+comptime CU_EVENT_DISABLE_TIMING = UInt32(2)
+
+
+# Orders this context's stream against the device's default stream, where the caller queues its
+# own work (as a CUDA solution's launches do): the kernels start after what was queued there
+# before the call, and what is queued there after the call waits for the kernels. So solve can
+# return without waiting for the GPU, and the host's launch time overlaps the caller's work.
+struct DefaultStreamOrder(Movable):
+    var driver: OwnedDLHandle
+    var stream: Int
+    var before: Int
+    var after: Int
+
+    def __init__(out self, ctx: DeviceContext) raises:
+        self.driver = OwnedDLHandle("libcuda.so.1")
+        self.stream = Int(CUDA(ctx.stream()).value())
+        self.before = 0
+        self.after = 0
+        var create = self.driver.get_function[Int32]("cuEventCreate")
+        self.check(create(Pointer(to=self.before), CU_EVENT_DISABLE_TIMING), "cuEventCreate")
+        self.check(create(Pointer(to=self.after), CU_EVENT_DISABLE_TIMING), "cuEventCreate")
+
+    def check(self, status: Int32, call: String) raises:
+        if status != 0:
+            raise Error(call + " failed with CUresult " + String(status))
+
+    def wait_for_default(self) raises:
+        # Stream 0 is the legacy default stream of the current (primary) context.
+        var record = self.driver.get_function[Int32]("cuEventRecord")
+        var wait = self.driver.get_function[Int32]("cuStreamWaitEvent")
+        self.check(record(self.before, 0), "cuEventRecord")
+        self.check(wait(self.stream, self.before, UInt32(0)), "cuStreamWaitEvent")
+
+    def make_default_wait(self) raises:
+        var record = self.driver.get_function[Int32]("cuEventRecord")
+        var wait = self.driver.get_function[Int32]("cuStreamWaitEvent")
+        self.check(record(self.after, self.stream), "cuEventRecord")
+        self.check(wait(0, self.after, UInt32(0)), "cuStreamWaitEvent")
+
+
 # Everything a call needs besides its arguments, made once per process: the DeviceContext (a
 # context per call, with its stream and its kernel modules loaded again, costs more than 10% of
-# this kernel), each row kernel compiled on first use with its persistent grid size, and the
-# dweight partials' scratch, grown when a call needs more (never shrunk).
+# this kernel), its order against the default stream, each row kernel compiled on first use with
+# its persistent grid size, and the dweight partials' scratch, grown when a call needs more (never
+# shrunk; calls are ordered on one stream, so a call never overwrites scratch another still reads).
 struct BackwardState(Movable):
     var ctx: DeviceContext
+    # None for a context of one call, or where the driver's event calls are out of reach: then
+    # every call synchronises.
+    var order: Optional[DefaultStreamOrder]
     var sms: Int
     var registers_k1: Optional[RegistersK1]
     var registers_k2: Optional[RegistersK2]
@@ -291,8 +337,14 @@ struct BackwardState(Movable):
     var partial: Optional[DeviceBuffer[DType.float32]]
     var partial_len: Int
 
-    def __init__(out self, var ctx: DeviceContext) raises:
+    def __init__(out self, var ctx: DeviceContext, ordered: Bool) raises:
         self.sms = ctx.get_attribute(DeviceAttribute.MULTIPROCESSOR_COUNT)
+        self.order = None
+        if ordered:
+            try:
+                self.order = DefaultStreamOrder(ctx)
+            except:
+                pass
         self.ctx = ctx^
         self.registers_k1 = None
         self.registers_k2 = None
@@ -307,8 +359,20 @@ struct BackwardState(Movable):
     def grid(self, slot: Int, n: Int) -> Int:
         return max(1, min(n, self.sms * max(self.occupancy[slot], 1)))
 
+    def begin(self) raises:
+        if self.order:
+            self.order.value().wait_for_default()
+
+    def end(self) raises:
+        if self.order:
+            self.order.value().make_default_wait()
+        else:
+            # The results are read on another stream as soon as solve returns.
+            self.ctx.synchronize()
+
     def scratch(mut self, count: Int) raises -> Pointer[Float32, MutUntrackedOrigin]:
-        # Calls run one after another (each synchronises), so a smaller buffer is idle here.
+        # A smaller buffer is only read by earlier calls' kernels, queued before on this stream,
+        # and the new one is allocated in stream order after them.
         if count > self.partial_len:
             self.partial = self.ctx.enqueue_create_buffer[DType.float32](count)
             self.partial_len = count
@@ -337,7 +401,7 @@ struct BackwardState(Movable):
 def create_state() -> Optional[Pointer[NoneType, MutUntrackedOrigin]]:
     try:
         var state = alloc(Layout[BackwardState](count=1)).unsafe_leak()
-        state.unsafe_write(BackwardState(DeviceContext()))
+        state.unsafe_write(BackwardState(DeviceContext(), ordered=True))
         return state.unsafe_bitcast[NoneType]()
     except:
         # No state now: every call makes its own (and reports why it cannot).
@@ -367,6 +431,7 @@ def backward(
     var chunks = ceildiv(c // 4, BLOCK)
     var g: Int
     var partial: Pointer[Float32, MutUntrackedOrigin]
+    state.begin()
     # Each branch: compile on first use (and read the kernel's occupancy), size the grid, take
     # the G x C scratch, launch. The kernel objects differ in type, hence one branch each.
     if vec and chunks <= 1:
@@ -479,8 +544,7 @@ def backward(
             block_dim=BLOCK,
         )
     state.reduce(partial, dweight, g, C)
-    # The results are read on another stream as soon as solve returns.
-    state.ctx.synchronize()
+    state.end()
 
 
 @export
@@ -514,7 +578,8 @@ def solve(
                     eps,
                 )
             else:
-                var state = BackwardState(DeviceContext())
+                # A context for this call only: it synchronises before it is released.
+                var state = BackwardState(DeviceContext(), ordered=False)
                 backward(state, x, dy, weight, dx, dweight, N, C, eps)
     except e:
         print(e)

@@ -1,6 +1,7 @@
 from max.gpu import barrier, block_idx, thread_idx
 from max.gpu.host import DeviceContext
-from std.ffi import _get_global
+from max.gpu.host._nvidia_cuda import CUDA
+from std.ffi import OwnedDLHandle, _get_global
 from std.memory import Layout, alloc
 from max.gpu.primitives.warp import shuffle_xor
 from std.memory import AddressSpace, unsafe_stack_allocation
@@ -75,14 +76,63 @@ def row_inverse_rms_kernel[
         inv_rms[unsafe_offset=row] = inv_rms_of(s, d, eps)
 
 
-# One DeviceContext for the life of the process, made on the first call: creating a context per
-# call (a stream, the kernel modules loaded again) costs more than this kernel's 60 us. The global
-# is keyed by name in the Mojo runtime, which every Mojo library of the process shares, so the name
-# is this solution's own.
+# CUDA driver flag of events that only order work (no timestamps: cheaper to record).
+comptime CU_EVENT_DISABLE_TIMING = UInt32(2)
+
+
+# Orders this context's stream against the device's default stream, where the caller queues its
+# own work (as a CUDA solution's launches do): the kernels start after what was queued there
+# before the call, and what is queued there after the call waits for the kernels. So solve can
+# return without waiting for the GPU, and the host's launch time overlaps the caller's work.
+struct DefaultStreamOrder(Movable):
+    var driver: OwnedDLHandle
+    var stream: Int
+    var before: Int
+    var after: Int
+
+    def __init__(out self, ctx: DeviceContext) raises:
+        self.driver = OwnedDLHandle("libcuda.so.1")
+        self.stream = Int(CUDA(ctx.stream()).value())
+        self.before = 0
+        self.after = 0
+        var create = self.driver.get_function[Int32]("cuEventCreate")
+        self.check(create(Pointer(to=self.before), CU_EVENT_DISABLE_TIMING), "cuEventCreate")
+        self.check(create(Pointer(to=self.after), CU_EVENT_DISABLE_TIMING), "cuEventCreate")
+
+    def check(self, status: Int32, call: String) raises:
+        if status != 0:
+            raise Error(call + " failed with CUresult " + String(status))
+
+    def wait_for_default(self) raises:
+        # Stream 0 is the legacy default stream of the current (primary) context.
+        var record = self.driver.get_function[Int32]("cuEventRecord")
+        var wait = self.driver.get_function[Int32]("cuStreamWaitEvent")
+        self.check(record(self.before, 0), "cuEventRecord")
+        self.check(wait(self.stream, self.before, UInt32(0)), "cuStreamWaitEvent")
+
+    def make_default_wait(self) raises:
+        var record = self.driver.get_function[Int32]("cuEventRecord")
+        var wait = self.driver.get_function[Int32]("cuStreamWaitEvent")
+        self.check(record(self.after, self.stream), "cuEventRecord")
+        self.check(wait(0, self.after, UInt32(0)), "cuStreamWaitEvent")
+
+
+# One DeviceContext for the life of the process, made on the first call, with its order against
+# the default stream: creating a context per call (a stream, the kernel modules loaded again)
+# costs more than this kernel's 60 us, and waiting for the GPU before returning costs the launch
+# latency the caller's queued work would hide. The global is keyed by name in the Mojo runtime,
+# which every Mojo library of the process shares, so the name is this solution's own.
 struct CachedContext(Movable):
     var ctx: DeviceContext
+    # None where the driver's event calls are out of reach: then every call synchronises.
+    var order: Optional[DefaultStreamOrder]
 
     def __init__(out self, var ctx: DeviceContext):
+        self.order = None
+        try:
+            self.order = DefaultStreamOrder(ctx)
+        except:
+            pass
         self.ctx = ctx^
 
 
@@ -101,11 +151,23 @@ def keep_context(state: Optional[Pointer[NoneType, MutUntrackedOrigin]]):
     pass
 
 
-def device_context() raises -> DeviceContext:
-    var state = _get_global["chgen.143_row_inverse_rms.context", create_context, keep_context]()
-    if state:
-        return state.value().unsafe_bitcast[CachedContext]()[].ctx
-    return DeviceContext()
+def launch(
+    ctx: DeviceContext,
+    x: Pointer[BFloat16, ImmUntrackedOrigin],
+    inv_rms: Pointer[Float32, MutUntrackedOrigin],
+    T: Int32,
+    D: Int32,
+    eps: Float32,
+) raises:
+    # 16-byte loads need every row start 16-byte aligned.
+    if Int(D) % 8 == 0 and Int(x) % 16 == 0:
+        ctx.enqueue_function[row_inverse_rms_kernel[8]](
+            x, inv_rms, D, eps, grid_dim=Int(T), block_dim=BLOCK
+        )
+    else:
+        ctx.enqueue_function[row_inverse_rms_kernel[1]](
+            x, inv_rms, D, eps, grid_dim=Int(T), block_dim=BLOCK
+        )
 
 
 @export
@@ -117,18 +179,22 @@ def solve(
     eps: Float32,
 ) abi("C"):
     try:
-        var ctx = device_context()
-        if T > 0:
-            # 16-byte loads need every row start 16-byte aligned.
-            if Int(D) % 8 == 0 and Int(x) % 16 == 0:
-                ctx.enqueue_function[row_inverse_rms_kernel[8]](
-                    x, inv_rms, D, eps, grid_dim=Int(T), block_dim=BLOCK
-                )
-            else:
-                ctx.enqueue_function[row_inverse_rms_kernel[1]](
-                    x, inv_rms, D, eps, grid_dim=Int(T), block_dim=BLOCK
-                )
-        # The results are read on another stream as soon as solve returns.
+        if T <= 0:
+            return
+        var state = _get_global["chgen.143_row_inverse_rms.context", create_context, keep_context]()
+        if state:
+            ref cached = state.value().unsafe_bitcast[CachedContext]()[]
+            if cached.order:
+                cached.order.value().wait_for_default()
+                launch(cached.ctx, x, inv_rms, T, D, eps)
+                cached.order.value().make_default_wait()
+                return
+            launch(cached.ctx, x, inv_rms, T, D, eps)
+            # The results are read on another stream as soon as solve returns.
+            cached.ctx.synchronize()
+            return
+        var ctx = DeviceContext()
+        launch(ctx, x, inv_rms, T, D, eps)
         ctx.synchronize()
     except e:
         print(e)
