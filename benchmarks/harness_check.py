@@ -17,8 +17,9 @@ median; do_bench with its own flush is recorded beside it. The two must agree wi
 to torch tensors through DLPack, timed by time_solution with the device synchronised after the
 flush. It is the floor under every JAX figure of the run.
 
-`profile` says where a solution's time goes: whether its work is ordered with the current stream
-(generator.judge.timing.stream_ordered, which decides whether the judge isolates it), its judge
+`profile` says where a solution's time goes: whether the judge isolates it (generator.judge.solver.
+must_isolate: a language on streams of its own is, unless its work is seen ordered with the
+current stream; JAX, which returns its outputs, always is), its judge
 median with and without isolation, the host time of one call, and its GPU kernels (names, calls,
 microseconds per solve) from torch.profiler, whose CUDA activity trace sees every kernel of the
 process, Mojo's and XLA's included. Median minus kernel time is what launching and waiting cost.
@@ -307,16 +308,17 @@ def profile_one(
     pj: Any, challenge_dir: Path, device: str, cache: Any, budget_s: float
 ) -> Dict[str, Any]:
     """Where one solution's time goes (the module's docstring)."""
-    from generator.judge.timing import stream_ordered
+    from generator.judge.solver import must_isolate
+    from generator.languages import BY_KEY
 
     call = load_case_call(pj, challenge_dir, device, cache)
     run = call.bound.run
     run()
     call.bound.finish()
-    ordered = stream_ordered(run, call.tensors(("in", "inout")), call.tensors(("out", "inout")))
-    isolate = call.own_streams and not ordered
+    isolate = must_isolate(BY_KEY[pj.language], run, call.params, call.values, device, None)
     options = perf_options(budget_s)
-    entry: Dict[str, Any] = {"name": call.name, "job": pj.id, "stream_ordered": ordered}
+    # Not isolated: seen ordered (or on the current stream by construction).
+    entry: Dict[str, Any] = {"name": call.name, "job": pj.id, "stream_ordered": not isolate}
     entry["isolated_by_judge"] = isolate
     entry["judge_ms"] = judge_timing(run, device, options, isolate).median_ms
     if not isolate:

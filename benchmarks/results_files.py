@@ -207,7 +207,7 @@ def profile_line(entry: Dict[str, Any]) -> str:
     name = entry.get("name") or entry.get("job", "?")
     if "error" in entry:
         return f"Profile of {name}: not measured ({entry['error']})"
-    order = "ordered with the caller's stream" if entry["stream_ordered"] else "not stream-ordered"
+    order = "ordered with the caller's stream" if entry["stream_ordered"] else "not seen ordered"
     isolated = "isolated" if entry["isolated_by_judge"] else "not isolated"
     line = (
         f"Profile of {name}: {order} ({isolated}); judge {_ms(entry, 'judge_ms')}, kernels "

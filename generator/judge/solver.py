@@ -145,7 +145,9 @@ class Solver:
 
         bound = self.solution.bind(self.params, self.values)
         prepare = restore if self.restore_from else None
-        isolate = self.language.own_streams and not self._stream_ordered(bound.run, prepare)
+        isolate = must_isolate(
+            self.language, bound.run, self.params, self.values, self.device, prepare
+        )
         report = time_solution(bound.run, self.device, options, None, isolate, prepare)
         restore()
         self.sync()
@@ -162,18 +164,6 @@ class Solver:
             "note": report.note,
             "isolated": isolate,
         }
-
-    def _stream_ordered(self, run: Any, prepare: Any) -> bool:
-        """A language that may run on a stream of its own is timed like the others when the
-        solution's work is ordered with the current stream anyway (generator.judge.timing)."""
-        from generator.judge.timing import is_gpu, stream_ordered
-
-        if not is_gpu(self.device):
-            return False
-        tensors = [p for p in self.params if p.is_tensor]
-        inputs = [self.values[p.name] for p in tensors if p.direction != "out"]
-        outputs = [self.values[p.name] for p in tensors if p.direction != "in"]
-        return stream_ordered(run, inputs, outputs, prepare)
 
     def burst(self, request: Dict[str, Any], _: List[int]) -> Dict[str, Any]:
         """`calls` calls back to back, then a synchronisation: the judge times the round trip.
@@ -211,6 +201,25 @@ class Solver:
             self.mapped.close()
             self.mapped = None
         return {"ok": True}
+
+
+def must_isolate(
+    language: Any, run: Any, params: List[Any], values: Dict[str, Any], device: str, prepare: Any
+) -> bool:
+    """Whether the device is synchronised after each flush when the solution is timed: for a
+    language that may run on a stream of its own, unless its work is seen ordered with the
+    current stream (generator.judge.timing.stream_ordered). That check reads the outputs the
+    solution writes in place, so a language that returns its outputs (JAX) stays isolated."""
+    from generator.judge.timing import is_gpu, stream_ordered
+
+    if not language.own_streams:
+        return False
+    if language.drops_outputs or not is_gpu(device):
+        return True
+    tensors = [p for p in params if p.is_tensor]
+    inputs = [values[p.name] for p in tensors if p.direction != "out"]
+    outputs = [values[p.name] for p in tensors if p.direction != "in"]
+    return not stream_ordered(run, inputs, outputs, prepare)
 
 
 def join_process_group(setup: Dict[str, Any], device: str) -> None:
