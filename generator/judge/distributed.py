@@ -428,7 +428,8 @@ class DistributedJudge(Judge):
         """On fewer ranks than its cases ask for, a mutant that survives is not provable there
         (on one rank every collective is the identity: a mistake in one cannot show)."""
         verdict, message = super().mutant(solution)
-        if verdict != V.PASS or self.forced is None or self.forced >= max(self.replaced):
+        fewer = self.forced is not None and self.forced < max(self.replaced, default=0)
+        if verdict != V.PASS or not fewer:
             return verdict, message
         instead = " or ".join(str(n) for n in sorted(self.replaced))
         return (
@@ -546,7 +547,8 @@ class DistributedJudge(Judge):
             raise Stop(V.RUNTIME_ERROR, "timing: the reported samples do not fit the wall time")
         timing = Timing(slowest, str(replies[0].get("clock", "host")), True, wall_s)
         min_bytes = self.job.get("min_bytes") or self.tensor_traffic(case.values)
-        note = f"the slowest of {self.group.world} ranks per call"
+        world = self.group.world
+        note = f"the slowest of {world} ranks per call" if world > 1 else "timed on 1 rank"
         report = PerfReport(timing, copy_bandwidth(self.device, options), min_bytes, note)
         perf = report.to_json()
         perf["min_bytes_from"] = "spec" if self.job.get("min_bytes") else "tensor sizes"
