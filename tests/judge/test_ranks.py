@@ -184,3 +184,15 @@ def test_two_ranks_catch_every_collective_mutant(on_two_ranks):
     row = rows["rank_one_disagrees.pytorch.py/pytorch"]
     assert row["verdict"] == V.WRONG_ANSWER
     assert row["message"].startswith("rank 1 of 2: dweight"), row["message"]
+
+
+@pytest.mark.slow
+def test_the_markdown_report_says_the_cases_ran_on_one_rank(on_one_rank):
+    from generator.judge.report import markdown
+
+    rows, found = on_one_rank
+    text = markdown({"meta": {"title": "t"}, "rows": list(rows.values()), "proofs": found})
+    line = f"- {KEY_144}: ranks: every case ran on 1 rank (--ranks 1) instead of its own 2 or 4"
+    assert line in text
+    assert "- `not_provable`: a mutant that survived every case on fewer ranks" in text
+    assert "| not provable at 1 rank | — |" in text
