@@ -8,7 +8,7 @@ It builds, for sm_90 (CuTe: sm_90a), every starter and solution of every spec, t
 baselines and mutants, the hostile catalogue (tests/judge/hostile) and a public-style tree
 fixture, into one folder with the Mojo runtime; it prints the folder's size.
 `--spec 142 --spec 143` builds only those (a multi-GPU challenge, whose cases need
-several GPUs, can be left out for a one-GPU machine).
+several GPUs, can be left out for a one-GPU machine, or run there with `run --ranks 1`).
 
 Step 2, on the GPU machine (torch, triton, jax; no mojo, no pydantic needed; the CuTe DSL
 installed into a folder named by CHGEN_CUTE_SITE; Liger-Kernel, for its baseline, importable
@@ -25,7 +25,9 @@ every functional case, the reference against the float64 oracle, the accuracy fl
 timed performance cases of solutions and baselines one at a time (seed 0). It writes judge.json,
 judge.md, nvidia-smi.txt and run.log into $OUT (or --out); `--results DIR` also writes the
 results files there, which `python benchmarks/results_files.py judge.json` makes from the report
-afterwards anyway. Exit 0 when every job ended as expected and every spec-level proof held. About
+afterwards anyway. `--ranks N` runs every case of a multi-GPU challenge on N ranks (GPUs 0..N-1)
+instead of its own, as `chgen test --ranks N` does (its mutants may then be not provable). Exit 0
+when every job ended as expected and every spec-level proof held. About
 1.5 minutes of correctness, then timing until the deadline: the whole run stays within about 7
 minutes.
 
@@ -85,7 +87,9 @@ def build(out: Path, jobs: int, only: List[str]) -> int:
     except (PlanError, SpecErrors) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    plan.jobs += jobs_from_catalogue(CATALOGUE, "cuda")
+    # the hostile catalogue judges one challenge's tree: only when --spec kept that challenge
+    hostile = jobs_from_catalogue(CATALOGUE, "cuda")
+    plan.jobs += [job for job in hostile if job.challenge in plan.challenges]
     plan.challenges[FIXTURE.name] = PlanChallenge(FIXTURE.name, str(FIXTURE))
     for suffix, language in ((".pytorch.py", "pytorch"), (".cu", "cuda"), (".jax.py", "jax")):
         source = FIXTURE / "solutions" / f"solution{suffix}"
@@ -218,6 +222,7 @@ def run(
     seeds: str,
     results: Optional[Path] = None,
     deadline: float = DEADLINE_S,
+    ranks: Optional[int] = None,
 ) -> int:
     from rich.console import Console
 
@@ -272,6 +277,7 @@ def run(
             title=f"chgen judge run on {gpu}",
             perf_options={"budget_s": PERF_BUDGET_S},
             deadline_s=deadline_s,
+            ranks=ranks,
         )
         try:
             code = test_command(args, console, errors)
@@ -337,6 +343,11 @@ def main() -> int:
         default=DEADLINE_S,
         help="no timed job starts after this many seconds (the harness checks count)",
     )
+    go.add_argument(
+        "--ranks",
+        type=int,
+        help="every case of a multi-GPU challenge on N ranks instead of its own (N <= the GPUs)",
+    )
     args = parser.parse_args()
     if args.step == "build":
         return build(args.out.resolve(), args.jobs, args.spec)
@@ -350,6 +361,7 @@ def main() -> int:
         args.seeds,
         args.results.resolve() if args.results else None,
         args.deadline,
+        args.ranks,
     )
 
 

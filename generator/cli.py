@@ -95,6 +95,15 @@ CPU_MAX_ELEMENTS = typer.Option(
     "(default 100000).",
     min=1,
 )
+#: `chgen judge` and `chgen test`: a multi-GPU challenge on fewer (or more) ranks than its cases'
+RANKS = typer.Option(
+    None,
+    "--ranks",
+    help="Run every case of a multi-GPU challenge on N ranks (GPUs 0..N-1) instead of its own; "
+    "a mutant that survives there is reported as not provable at N ranks.",
+    min=1,
+    max=8,
+)
 
 
 @app.command()
@@ -269,6 +278,7 @@ def judge_cmd(
         False, "--no-sandbox", help="Run the solution without bubblewrap (limits still apply)."
     ),
     cpu_max_elements: Optional[int] = CPU_MAX_ELEMENTS,
+    ranks: Optional[int] = RANKS,
 ) -> None:
     """Judge one solution against any LeetGPU-layout challenge; exit 0 only if all cases pass."""
     from generator.judge.commands import CommandError, judge_command
@@ -289,6 +299,7 @@ def judge_cmd(
             memory_limit=memory_limit,
             sandbox=not no_sandbox,
             cpu_max_elements=cpu_max_elements,
+            ranks=ranks,
         )
     except CommandError as exc:
         fail(f"error: {exc}")
@@ -325,6 +336,7 @@ def test_cmd(
     tree_dir: Path = typer.Option(TREE_DIR, "--tree", help="Generated tree."),
     solutions_dir: Path = typer.Option(Path("solutions"), "--solutions", help="Solutions."),
     cpu_max_elements: Optional[int] = CPU_MAX_ELEMENTS,
+    ranks: Optional[int] = RANKS,
 ) -> None:
     """Judge every starter, solution and mutant of our challenges, check the reference against
     the float64 oracle and the accuracy floor; print the tables, write a JSON report."""
@@ -354,6 +366,7 @@ def test_cmd(
         seeds=seed_list,
         kinds=list(kinds or []),
         cpu_max_elements=cpu_max_elements,
+        ranks=ranks,
     )
     try:
         code = test_command(args, out, err)

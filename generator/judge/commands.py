@@ -32,6 +32,30 @@ def _device(device: Optional[str]) -> str:
     return device
 
 
+def _ranks(ranks: Optional[int], device: str) -> Optional[int]:
+    """--ranks N: one GPU per rank, so never more ranks than the GPUs this machine has."""
+    if ranks is None:
+        return None
+    if ranks < 1:
+        raise CommandError("--ranks must be at least 1")
+    visible = len(gpus()) if device == "cuda" else None
+    if visible is not None and ranks > visible:
+        raise CommandError(
+            f"--ranks {ranks}: this machine has {visible} GPU(s), one per rank; "
+            f"ask for at most {visible}"
+        )
+    return ranks
+
+
+def challenge_gpus(challenge_dir: Path) -> int:
+    """challenge.py's num_gpus (1 when it does not say)."""
+    from generator.challenge.pyfile import read_challenge_py
+
+    text = (challenge_dir / "challenge.py").read_text(encoding="utf-8", errors="replace")
+    value = read_challenge_py(text).literal("num_gpus", 1)
+    return value if isinstance(value, int) else 1
+
+
 def default_jobs(device: str) -> int:
     cores = os.cpu_count() or 2
     return max(1, min(cores, 8 if device == "cuda" else 4))
@@ -53,6 +77,7 @@ def judge_command(
     memory_limit: Optional[float] = None,
     sandbox: bool = True,
     cpu_max_elements: Optional[int] = None,
+    ranks: Optional[int] = None,
 ) -> int:
     from generator.judge.plan import case_names_from_spec
     from generator.judge.runner import Job, judge, random_seed
@@ -71,6 +96,12 @@ def judge_command(
     if memory_limit is not None and memory_limit <= 0:
         raise CommandError("--memory-limit must be positive (GiB)")
     device = _device(device)
+    ranks = _ranks(ranks, device)
+    if ranks is not None and challenge_gpus(challenge_dir) <= 1:
+        raise CommandError(
+            f"--ranks {ranks}: {challenge_dir} is a single-GPU challenge (num_gpus 1); "
+            "--ranks applies to multi-GPU challenges only"
+        )
     spec = specs_dir / f"{challenge_dir.resolve().name}.yaml"
     job = Job(
         challenge_dir=challenge_dir,
@@ -85,6 +116,7 @@ def judge_command(
         memory_limit=int(memory_limit * 2**30) if memory_limit else None,
         sandbox=sandbox,
         cpu_max_elements=cpu_max_elements,
+        ranks=ranks,
     )
     result = judge(job, Cache(reuse=not rerun))
     print_result(result, console)
@@ -132,6 +164,11 @@ def print_result(result: Dict[str, Any], console: Any) -> None:
         console.print(line, markup=False)
         if perf.get("note"):
             console.print(f"note: {perf['note']}", markup=False)
+    forced = (result.get("env") or {}).get("forced_ranks")
+    if forced:
+        from generator.judge.report import ranks_line
+
+        console.print(ranks_line(forced), markup=False)
     if result["verdict"] not in (V.PASS, V.BUILT) and result.get("detail"):
         console.print(result["detail"].rstrip()[-3000:], markup=False)
     cached = " (cached)" if result.get("cached") else ""
@@ -187,6 +224,8 @@ class TestArgs:
     kinds: List[str] = field(default_factory=list)
     #: the Triton interpreter's per-tensor limit on the CPU (None: the judge's default)
     cpu_max_elements: Optional[int] = None
+    #: every case of a multi-GPU challenge on this many ranks instead of its own (--ranks)
+    ranks: Optional[int] = None
 
 
 def parse_seeds(text: Optional[str], seed: int) -> Optional[List[int]]:
@@ -235,6 +274,8 @@ def test_command(args: TestArgs, console: Any, err: Any) -> int:
         raise CommandError("--build-only and --prebuilt exclude each other")
     if args.build_only and args.out is None:
         raise CommandError("--build-only needs --out DIR")
+    if args.build_only and args.ranks is not None:
+        raise CommandError("--ranks applies to running; --build-only runs nothing")
     if args.timeout <= 0:
         raise CommandError("--timeout must be positive")
     cache = Cache(reuse=not args.rerun)
@@ -253,6 +294,7 @@ def test_command(args: TestArgs, console: Any, err: Any) -> int:
         return report_builds(bundle, args.out, size, console)
 
     device = _device(args.device)
+    _ranks(args.ranks, device)
     mojo_runtime = None
     if args.prebuilt:
         try:
@@ -269,6 +311,10 @@ def test_command(args: TestArgs, console: Any, err: Any) -> int:
         plan = only_kinds(plan, args.kinds)
     else:
         plan = live_plan(args, cache)
+    if args.ranks is not None and not any(c.num_gpus > 1 for c in plan.challenges.values()):
+        raise CommandError(
+            f"--ranks {args.ranks}: no multi-GPU challenge (num_gpus > 1) among these jobs"
+        )
     report = run_suite(plan, args, device, mojo_runtime, cache, console, err, args.title)
     json_out = args.json_out or DEFAULT_REPORT
     from generator.judge.report import markdown, write_json
@@ -318,6 +364,7 @@ def run_suite(
         perf_options=args.perf_options,
         progress=progress,
         cpu_max_elements=args.cpu_max_elements,
+        ranks=args.ranks,
     )
     started = time.time()
     if args.deadline_s is not None:
@@ -338,6 +385,7 @@ def run_suite(
             "perf": args.perf,
             "seed": seeds[0],
             "seeds": seeds,
+            "ranks": args.ranks,
             "machine": machine_facts(),
             "mojo_build": built_with.get("mojo") or machine_facts().get("mojo"),
             "copy_gbps": copy_bandwidth(rows),

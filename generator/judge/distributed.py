@@ -1,7 +1,8 @@
 """Multi-GPU challenges (num_gpus > 1): each case is judged on G ranks at once.
 
 A challenge says how a case is spread (`get_rank_layout`: the size `rows` and the tensors `split`
-by it) and, per case, on how many ranks (`world_size`, default num_gpus). Rank r of G holds rows
+by it) and, per case, on how many ranks (`world_size`, default num_gpus; the job's `ranks`, from
+`--ranks N`, puts every case on N ranks instead). Rank r of G holds rows
 [start_r, end_r) of every split tensor, contiguous and in rank order, the first rows % G ranks one
 row more (`row_blocks`), and receives its own row count as the size scalar; every other tensor is
 whole on every rank, and an output among them must end identical on every rank.
@@ -306,12 +307,13 @@ class RankGroup:
 
 
 def visible_gpus(needed: int, visible: int) -> None:
-    """One GPU per rank, and the example and the performance case run on num_gpus ranks: a
-    machine with fewer GPUs cannot judge the challenge."""
+    """One GPU per rank, and the example and the performance case run on num_gpus ranks (or on
+    the ranks of --ranks): a machine with fewer GPUs cannot judge the challenge."""
     if visible < needed:
         raise Stop(
             V.JUDGE_ERROR,
-            f"needs {needed} GPUs (one per rank), this machine has {visible}",
+            f"needs {needed} GPUs (one per rank), this machine has {visible}; "
+            f"--ranks {max(1, visible)} judges every case on {V.rank_count(max(1, visible))}",
         )
 
 
@@ -377,6 +379,10 @@ class DistributedJudge(Judge):
         self.startup = float(self.job.get("startup_timeout", 300))
         self.arenas: List[Any] = []
         self.group: Optional[RankGroup] = None
+        #: --ranks N: every case on N ranks instead of its own (None: each case's own)
+        self.forced = int(self.job["ranks"]) if self.job.get("ranks") else None
+        #: the ranks the cases asked for, where `forced` replaced them
+        self.replaced: set = set()
 
     def load(self) -> Any:
         from generator.judge.sandbox import Mode
@@ -393,11 +399,15 @@ class DistributedJudge(Judge):
             raise Stop(V.JUDGE_ERROR, f"{self.language.title} runs its ranks on GPUs only")
         self.backend = self.language.distributed_backends[kind]
         if kind == "cuda":
-            visible_gpus(self.num_gpus, self.torch.cuda.device_count())
+            visible_gpus(self.forced or self.num_gpus, self.torch.cuda.device_count())
         self.mode = Mode(**self.job["sandbox"])
         self.result.data["env"]["sandbox"] = self.mode.describe()
         self.result.data["env"]["memory_limit"] = int(self.job["memory_limit"])
-        self.result.data["env"]["ranks"] = f"{self.backend}, up to {self.num_gpus} ranks"
+        if self.forced:
+            forced = V.rank_count(self.forced)
+            self.result.data["env"]["ranks"] = f"{self.backend}, every case on {forced} (--ranks)"
+        else:
+            self.result.data["env"]["ranks"] = f"{self.backend}, up to {self.num_gpus} ranks"
         self.solution = Groups(self)
         return self.solution
 
@@ -405,7 +415,28 @@ class DistributedJudge(Judge):
         world = int(getattr(case, "world_size", 0) or self.num_gpus)
         if not 1 <= world <= self.num_gpus:
             raise Stop(V.JUDGE_ERROR, f"case {case.name}: world_size {world} is not 1..num_gpus")
-        return world
+        if self.forced is None:
+            return world
+        self.replaced.add(world)
+        self.result.data["env"]["forced_ranks"] = {
+            "ranks": self.forced,
+            "instead_of": sorted(self.replaced),
+        }
+        return self.forced
+
+    def mutant(self, solution: Any) -> tuple:
+        """On fewer ranks than its cases ask for, a mutant that survives is not provable there
+        (on one rank every collective is the identity: a mistake in one cannot show)."""
+        verdict, message = super().mutant(solution)
+        fewer = self.forced is not None and self.forced < max(self.replaced, default=0)
+        if verdict != V.PASS or not fewer:
+            return verdict, message
+        instead = " or ".join(str(n) for n in sorted(self.replaced))
+        return (
+            V.NOT_PROVABLE,
+            f"{message} on {V.rank_count(self.forced)} instead of {instead}: not provable at "
+            f"{V.rank_count(self.forced)}",
+        )
 
     # ------------------------------------------------------------------ one case, G ranks
     def guarded_case(self, case: Any, seed: int) -> ShardedArgs:
@@ -516,7 +547,8 @@ class DistributedJudge(Judge):
             raise Stop(V.RUNTIME_ERROR, "timing: the reported samples do not fit the wall time")
         timing = Timing(slowest, str(replies[0].get("clock", "host")), True, wall_s)
         min_bytes = self.job.get("min_bytes") or self.tensor_traffic(case.values)
-        note = f"the slowest of {self.group.world} ranks per call"
+        world = self.group.world
+        note = f"the slowest of {world} ranks per call" if world > 1 else "timed on 1 rank"
         report = PerfReport(timing, copy_bandwidth(self.device, options), min_bytes, note)
         perf = report.to_json()
         perf["min_bytes_from"] = "spec" if self.job.get("min_bytes") else "tensor sizes"

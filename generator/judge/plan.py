@@ -58,6 +58,8 @@ class PlanChallenge:
     oracle: Optional[Dict[str, Any]] = None
     #: {output, baseline, factor, min_elements}
     accuracy_floor: Optional[Dict[str, Any]] = None
+    #: the spec's num_gpus (> 1: a multi-GPU challenge, which --ranks applies to)
+    num_gpus: int = 1
 
 
 @dataclass
@@ -163,6 +165,7 @@ def plan_from_specs(
             mutants=[m.model_dump() for m in spec.mutants],
             oracle=spec.oracle.model_dump(exclude_none=True) if spec.oracle else None,
             accuracy_floor=spec.accuracy_floor.model_dump() if spec.accuracy_floor else None,
+            num_gpus=spec.num_gpus,
         )
         for lang in for_gpus(spec.num_gpus):  # a multi-GPU challenge ships no other starters
             source = folder / "starter" / lang.starter_name

@@ -56,7 +56,7 @@ def collect(plan: Any, rows: List[Dict[str, Any]]) -> Dict[str, Dict[str, Any]]:
         warnings: List[str] = []
         entry: Dict[str, Any] = {"atol": challenge.atol, "rtol": challenge.rtol}
         if challenge.mutants:
-            entry["mutants"] = mutant_table(key, challenge, mine, failures)
+            entry["mutants"] = mutant_table(key, challenge, mine, failures, warnings)
             entry["margin"] = margin(key, entry["mutants"], warnings)
         if challenge.oracle:
             entry["oracle"] = oracle_table(key, challenge, mine, failures, warnings)
@@ -83,8 +83,13 @@ def _case_ratio(case: Dict[str, Any]) -> Optional[float]:
 
 
 def mutant_table(
-    key: str, challenge: Any, rows: List[Dict[str, Any]], failures: List[str]
+    key: str,
+    challenge: Any,
+    rows: List[Dict[str, Any]],
+    failures: List[str],
+    warnings: List[str],
 ) -> List[Dict[str, Any]]:
+    """Each mutant's catches; one that survived on --ranks N is a warning (not provable)."""
     by_name = {r["name"]: r for r in rows if r["kind"] == "mutant"}
     table = []
     for mutant in challenge.mutants:
@@ -110,8 +115,19 @@ def mutant_table(
             "ratios": ratios,
             "reasons": {c["name"]: c.get("reasons", []) for c in cases if c["caught"]},
         }
-        record["differs"] = bool(record["missing"] or record["extra"])
-        if row["verdict"] == V.PASS:
+        forced = (row.get("env") or {}).get("forced_ranks")
+        # on --ranks N the spec's caught_by (cases on their own ranks) is shown, not enforced
+        record["forced_ranks"] = forced
+        record["differs"] = bool(record["missing"] or record["extra"]) and not forced
+        if row["verdict"] == V.NOT_PROVABLE:
+            on = V.rank_count(forced["ranks"])
+            instead = " or ".join(str(n) for n in forced["instead_of"])
+            warnings.append(
+                f"{key}: mutant {mutant['name']} is not provable at {on}: it survived all "
+                f"{len(cases)} functional cases on {on} instead of {instead}; judge it without "
+                "--ranks to prove it"
+            )
+        elif row["verdict"] == V.PASS:
             failures.append(
                 f"{key}: mutant {mutant['name']} survived all {len(cases)} functional cases "
                 f"({mutant['mistake']})"
@@ -120,6 +136,11 @@ def mutant_table(
             failures.append(
                 f"{key}: mutant {mutant['name']} could not be judged: {row['verdict']}: "
                 f"{row['message']}"
+            )
+        if forced and row["verdict"] in V.CAUGHT and (record["missing"] or record["extra"]):
+            warnings.append(
+                f"{key}: mutant {mutant['name']} on {V.rank_count(forced['ranks'])} is caught by "
+                f"{_names(caught_by)}; the spec expects {_names(expected)} on the cases' own ranks"
             )
         if record["differs"] and row["verdict"] in V.CAUGHT:
             failures.append(
@@ -289,6 +310,8 @@ def floor_table(
 def _expected_cell(m: Dict[str, Any]) -> str:
     if m["expected"] is None:
         return "—"
+    if m.get("forced_ranks") and (m["missing"] or m["extra"]):
+        return f"not enforced at {V.rank_count(m['forced_ranks']['ranks'])}"
     if not m["differs"]:
         return "as expected"
     parts = []
@@ -300,6 +323,8 @@ def _expected_cell(m: Dict[str, Any]) -> str:
 
 
 def _caught_cell(m: Dict[str, Any]) -> str:
+    if m["verdict"] == V.NOT_PROVABLE:
+        return f"not provable at {V.rank_count(m['forced_ranks']['ranks'])}"
     if not m["caught_by"]:
         return "SURVIVED"
     if len(m["caught_by"]) == m["cases_run"]:
@@ -384,7 +409,12 @@ def print_proofs(proofs: Dict[str, Dict[str, Any]], console: Any) -> None:
                     name, justify="right" if name in ("Weakest", "Strongest") else "left"
                 )
             for m in mutants:
-                style = "bold red" if not m["caught_by"] or m["differs"] else None
+                lost = not m["caught_by"] and m["verdict"] != V.NOT_PROVABLE
+                style = (
+                    "bold red"
+                    if lost or m["differs"]
+                    else ("yellow" if not m["caught_by"] else None)
+                )
                 table.add_row(
                     m["name"],
                     m["mistake"],

@@ -7,7 +7,9 @@ told its rank and the world size by the worker's hello. All ranks share this pro
 (its network namespace, where they reach each other on the loopback, and its /tmp, where their
 process group's file store lies), so one bubblewrap holds the whole group. When any rank ends,
 the others are killed and this process exits with that rank's status: the worker sees the group
-die at once, never a rank waiting for a peer that is gone.
+die at once, never a rank waiting for a peer that is gone. Every rank runs with NVLink multicast
+off (RANK_ENV): the judge's collectives need none, and it holds fabric resources that the host's
+GPUs share.
 """
 
 from __future__ import annotations
@@ -19,6 +21,16 @@ import sys
 import time
 from typing import List
 
+#: What every rank's environment holds, whatever the judge's held: the loopback for the process
+#: group's sockets, and no NVLink multicast (NCCL's NVLS, PyTorch's symmetric memory, NVSHMEM).
+RANK_ENV = {
+    "GLOO_SOCKET_IFNAME": "lo",
+    "NCCL_SOCKET_IFNAME": "lo",
+    "NCCL_NVLS_ENABLE": "0",
+    "TORCH_SYMM_MEM_DISABLE_MULTICAST": "1",
+    "NVSHMEM_DISABLE_NVLS": "1",
+}
+
 
 def main(argv: List[str]) -> int:
     fds = [a for a in argv if not a.startswith("--uid=")]
@@ -27,7 +39,7 @@ def main(argv: List[str]) -> int:
         os.setgroups([])
         os.setgid(uids[0])
         os.setuid(uids[0])
-    env = dict(os.environ, GLOO_SOCKET_IFNAME="lo", NCCL_SOCKET_IFNAME="lo")
+    env = dict(os.environ, **RANK_ENV)
     ranks = [
         subprocess.Popen(
             [sys.executable, "-m", "generator.judge.solver", fd], pass_fds=[int(fd)], env=env

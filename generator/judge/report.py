@@ -106,6 +106,32 @@ def print_table(rows: List[Dict[str, Any]], console: Any, title: str = "") -> No
     for row in rows:
         if row.get("skipped_cases"):
             console.print(f"skipped {row['id']}: {skipped_text(row)}", markup=False)
+    for challenge, forced in forced_ranks(rows).items():
+        console.print(f"{challenge}: {ranks_line(forced)}", markup=False)
+
+
+def ranks_line(forced: Dict[str, Any]) -> str:
+    """What a run on --ranks N says: on how many ranks its cases ran instead of their own, and
+    what that cannot prove."""
+    ranks, instead = int(forced["ranks"]), [int(n) for n in forced.get("instead_of") or []]
+    line = f"ranks: every case ran on {V.rank_count(ranks)} (--ranks {ranks})"
+    if instead:
+        line += f" instead of its own {' or '.join(str(n) for n in instead)}"
+    if instead and ranks < max(instead):
+        line += "; a mistake that needs more ranks to show (a collective's) is not provable here"
+    return line
+
+
+def forced_ranks(rows: List[Dict[str, Any]]) -> Dict[str, Dict[str, Any]]:
+    """Per challenge run on --ranks N: {ranks, instead_of} (the ranks its cases asked for)."""
+    found: Dict[str, Dict[str, Any]] = {}
+    for row in rows:
+        forced = (row.get("env") or {}).get("forced_ranks")
+        if not forced:
+            continue
+        entry = found.setdefault(row["challenge"], {"ranks": forced["ranks"], "instead_of": []})
+        entry["instead_of"] = sorted(set(entry["instead_of"]) | set(forced["instead_of"]))
+    return found
 
 
 def skipped_text(row: Dict[str, Any]) -> str:
@@ -139,6 +165,8 @@ def markdown(report: Dict[str, Any]) -> str:
         ("Solutions ran", (meta.get("isolation") or {}).get("sandbox")),
     ]
     lines += [f"- {name}: {value}" for name, value in facts if value]
+    for challenge, forced in forced_ranks(report.get("rows", [])).items():
+        lines.append(f"- {challenge}: {ranks_line(forced)}")
     seeds = meta.get("seeds") or []
     if len(seeds) > 1:
         lines.append(f"- Seeds: {', '.join(str(s) for s in seeds)} (timing: seed {seeds[0]})")

@@ -79,6 +79,8 @@ class Job:
     reference: bool = False  # the challenge's reference against `oracle`; no solution is loaded
     memory_limit: Optional[int] = None  # bytes, the solution's process tree; None: the default
     sandbox: bool = True  # bubblewrap where the system has it
+    #: a multi-GPU challenge: every case on this many ranks instead of its own (--ranks)
+    ranks: Optional[int] = None
 
 
 @dataclass
@@ -334,6 +336,7 @@ def run_worker(job: Job, artifact: Path, modes: List[str]) -> Dict[str, Any]:
             "accuracy_floor": job.accuracy_floor,
             "memory_limit": job.memory_limit or default_memory_limit(),
             "sandbox": dataclasses.asdict(sandbox_mode(job)),
+            "ranks": job.ranks,
         }
         read_fd, write_fd = os.pipe()
         with open(rundir / "stdout.log", "wb") as out, open(rundir / "stderr.log", "wb") as err:

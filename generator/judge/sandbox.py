@@ -27,10 +27,13 @@ from generator.sandbox import View
 SCRATCH = "/job"
 SCRATCH_BYTES = 512 << 20
 #: Environment variables the solution's process inherits (everything else, tokens included, is
-#: left out).
+#: left out). NCCL_ and NVSHMEM_ keep a machine's settings of the ranks' collectives (NVLink
+#: multicast off: NCCL_NVLS_ENABLE=0, NVSHMEM_DISABLE_NVLS=1; TORCH covers PyTorch's own).
 ENV_PREFIXES = (
     "CHGEN_",
     "CUDA_",
+    "NCCL_",
+    "NVSHMEM_",
     "NVIDIA_",
     "TRITON_",
     "JAX_",

@@ -224,20 +224,24 @@ def must_isolate(
 
 def join_process_group(setup: Dict[str, Any], device: str) -> None:
     """A rank of a multi-GPU challenge: the default process group, before the solution loads
-    (rank r on GPU r)."""
+    (rank r on GPU r, bound to it: NCCL's communicator is made at once, on that GPU, and every
+    collective and barrier of the group runs there)."""
     import datetime
 
     import torch
     import torch.distributed as dist
 
+    bound = {}
     if device.startswith("cuda"):
         torch.cuda.set_device(int(device.split(":")[1]))
+        bound["device_id"] = torch.device(device)
     dist.init_process_group(
         backend=setup["backend"],
         init_method=setup["init_method"],
         rank=int(setup["rank"]),
         world_size=int(setup["world_size"]),
         timeout=datetime.timedelta(seconds=600),
+        **bound,
     )
 
 

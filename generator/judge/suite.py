@@ -41,6 +41,21 @@ class SuiteOptions:
     deadline: Optional[float] = None
     #: the Triton interpreter's per-tensor limit on the CPU (None: the judge's default)
     cpu_max_elements: Optional[int] = None
+    #: every case of a multi-GPU challenge on this many ranks instead of its own (--ranks)
+    ranks: Optional[int] = None
+
+
+def forced_ranks(pj: PlanJob, plan: Plan, options: SuiteOptions) -> Optional[int]:
+    """--ranks N for the jobs of a multi-GPU challenge; None for the others."""
+    return options.ranks if plan.challenges[pj.challenge].num_gpus > 1 else None
+
+
+def expectation(pj: PlanJob, plan: Plan, options: SuiteOptions) -> str:
+    """A mutant of a multi-GPU challenge judged on --ranks N may survive every case there (a
+    mistake in a collective shows only on several ranks): it is then not provable, no failure."""
+    if pj.kind == "mutant" and forced_ranks(pj, plan, options) is not None:
+        return f"{pj.expect}|{V.NOT_PROVABLE}"
+    return pj.expect
 
 
 def to_job(pj: PlanJob, plan: Plan, options: SuiteOptions, perf_phase: bool) -> Job:
@@ -77,6 +92,7 @@ def to_job(pj: PlanJob, plan: Plan, options: SuiteOptions, perf_phase: bool) -> 
         mutant=mutant,
         reference=reference,
         cpu_max_elements=options.cpu_max_elements,
+        ranks=forced_ranks(pj, plan, options),
     )
 
 
@@ -124,7 +140,12 @@ def run_plan(plan: Plan, options: SuiteOptions, cache: Cache) -> List[Dict[str, 
                 continue
             timed[pj.id] = judge(to_job(pj, plan, options, perf_phase=True), cache)
             report(pj, timed[pj.id])
-    return [make_row(pj, first.get(pj.id), timed.get(pj.id), pj.id in untimed) for pj in selected]
+    return [
+        make_row(
+            pj, first.get(pj.id), timed.get(pj.id), pj.id in untimed, expectation(pj, plan, options)
+        )
+        for pj in selected
+    ]
 
 
 def unsandboxed_exemption(pj: PlanJob, result: Dict[str, Any]) -> bool:
@@ -138,8 +159,11 @@ def make_row(
     functional: Optional[Dict[str, Any]],
     timed: Optional[Dict[str, Any]],
     untimed: bool = False,
+    expect: Optional[str] = None,
 ) -> Dict[str, Any]:
-    """One report row; `untimed`: the job was to be timed, but the run's deadline had passed."""
+    """One report row; `untimed`: the job was to be timed, but the run's deadline had passed;
+    `expect`: the plan's expectation as this run holds it (see `expectation`)."""
+    expect = expect or pj.expect
     main = functional or timed or {"verdict": V.NOT_RUN, "message": ""}
     verdict, message = main["verdict"], main.get("message", "")
     if untimed:
@@ -156,10 +180,10 @@ def make_row(
         "name": pj.name,
         "language": pj.language,
         "source": main.get("source", pj.source),
-        "expect": pj.expect,
+        "expect": expect,
         "verdict": verdict,
         "message": message,
-        "ok": V.expectation_met(pj.expect, verdict, message)
+        "ok": V.expectation_met(expect, verdict, message)
         or verdict == V.NOT_RUN
         or unsandboxed_exemption(pj, main),
         "cases": len(cases),

@@ -19,6 +19,9 @@ MEMORY_LIMIT = "memory_limit"
 BUILT = "built"
 JUDGE_ERROR = "judge_error"
 NOT_RUN = "not_run"
+#: Not a verdict on a solution: a mutant of a multi-GPU challenge that survived every case on
+#: the fewer ranks of --ranks (on one rank every collective is the identity).
+NOT_PROVABLE = "not_provable"
 
 MEANING: Dict[str, str] = {
     PASS: "every case ran and matched the reference within the challenge's tolerance",
@@ -33,6 +36,8 @@ MEANING: Dict[str, str] = {
     BUILT: "compiled; not run because this device cannot run the language",
     JUDGE_ERROR: "the judge could not judge (missing toolchain, bad challenge tree)",
     NOT_RUN: "not run: the run's deadline had passed",
+    NOT_PROVABLE: "a mutant that survived every case on fewer ranks than its cases ask for "
+    "(--ranks): a mistake in a collective cannot show there",
 }
 
 #: What a starter may end in: it must build and run yet not solve the challenge.
@@ -60,6 +65,11 @@ def expectation_met(expect: str, verdict: str, message: str = "") -> bool:
 def is_unavailable(verdict: str, message: str) -> bool:
     """A baseline whose library is not installed here is reported, not failed."""
     return verdict == RUNTIME_ERROR and "No module named" in message
+
+
+def rank_count(count: int) -> str:
+    """ "1 rank", "2 ranks": how the reports of a --ranks run name the ranks."""
+    return f"{count} rank" if count == 1 else f"{count} ranks"
 
 
 def exit_code(verdict: Optional[str]) -> int:

@@ -146,7 +146,9 @@ def test_a_gpu_run_needs_one_gpu_per_rank():
     with pytest.raises(Stop) as info:
         visible_gpus(2, 1)
     assert info.value.verdict == V.JUDGE_ERROR
-    assert info.value.message == "needs 2 GPUs (one per rank), this machine has 1"
+    assert info.value.message == (
+        "needs 2 GPUs (one per rank), this machine has 1; --ranks 1 judges every case on 1 rank"
+    )
     visible_gpus(4, 4)
 
 
