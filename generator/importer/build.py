@@ -1160,7 +1160,8 @@ def _fill_unknown_performance(perf_case, perf, params, defaults, report) -> None
             if fallback is None:
                 fallback = {"uniform": [-1.0, 1.0]} if kind == "float" else {"randint": [0, 2]}
             perf_case.inputs[p.name] = fallback
-            reason = perf.recipes[p.name].why or perf.recipes[p.name].kind
+            made, _ = infer.unwrap(perf.recipes[p.name])
+            reason = made.why or made.kind
             report.approximate(
                 "performance",
                 f"case performance: input {p.name} drawn by code chgen cannot express ({reason}); "

@@ -141,11 +141,16 @@ class Tracer(TorchFunctionMode):
         return seeded
 
     def _follow(self, name: str, args: tuple, kwargs: dict, out: Any) -> Optional[Recipe]:
+        this = args[0] if args and isinstance(args[0], torch.Tensor) else None
+        base = _recipe(this)
+        if name == "__setitem__" and this is not None:
+            # returns None: the tensor assigned into no longer holds what its recipe draws
+            # (`flags = torch.zeros(N); flags[starts] = 1`); it keeps when it was made
+            _set(this, self._assigned(base))
+            return None
         if not isinstance(out, torch.Tensor):
             return None
         own_generator = kwargs.get("generator") is not None
-        this = args[0] if args and isinstance(args[0], torch.Tensor) else None
-        base = _recipe(this)
         if name == "tensor":
             data = args[0] if args else kwargs.get("data")
             literal = data if isinstance(data, (list, tuple, int, float)) else None
@@ -173,9 +178,6 @@ class Tracer(TorchFunctionMode):
             return Recipe("randint", (kwargs.get("low", 0), kwargs.get("high")))
         if this is not None and out is this and name.endswith("_"):
             return self._in_place(name, args, kwargs, base)
-        if name == "__setitem__" and this is not None:
-            _set(this, Recipe("opaque", why="item assignment"))
-            return None
         if name in _VIEWS and base is not None:
             if out.numel() == this.numel():
                 return Recipe("view", parts=(base,))
@@ -193,6 +195,19 @@ class Tracer(TorchFunctionMode):
             if left is not None and right is not None:
                 return Recipe("sum", parts=(left, right))
         return Recipe("opaque", why=name)
+
+    def _assigned(self, base: Optional[Recipe]) -> Recipe:
+        """The recipe of a tensor after item assignment: opaque, made when its base was made."""
+        if base is None:
+            return Recipe("opaque", why="item assignment", line=self._line())
+        return Recipe(
+            "opaque",
+            why="item assignment",
+            parts=(base,),
+            line=base.line,
+            made_by=base.made_by,
+            serial=base.serial,
+        )
 
     @staticmethod
     def _in_place(name: str, args: tuple, kwargs: dict, base: Optional[Recipe]) -> Recipe:
