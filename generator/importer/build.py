@@ -220,6 +220,11 @@ def _report_asserts(source: pyast.ChallengeSource, spec_like: Any, report: Repor
             "reference: assertions replaced by chgen's per-parameter shape and dtype checks: "
             + "; ".join(f"`{a}`" for a in others)
         )
+    if source.reference.dropped_locals:
+        report.note(
+            "reference: sizes only the replaced assertions read are dropped with them: "
+            + "; ".join(f"`{a}`" for a in source.reference.dropped_locals)
+        )
 
 
 # --------------------------------------------------------------------------------- cases
