@@ -170,7 +170,7 @@ def _loaded(nodes: List[ast.stmt]) -> Set[str]:
 
 
 def _assigned_size(node: ast.stmt) -> Optional[str]:
-    """The name `name = <arithmetic of sizes and shapes>` binds (no call with effects), else None."""
+    """The name `name = <arithmetic of sizes and shapes>` binds (no call with effects) or None."""
     if isinstance(node, ast.Assign) and len(node.targets) == 1 and _is_meta(node.value):
         target = node.targets[0]
         return target.id if isinstance(target, ast.Name) else None
