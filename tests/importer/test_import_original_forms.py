@@ -62,3 +62,53 @@ def test_sizes_read_only_by_each_other_and_the_assertions_go_together():
     reference = read_source(chained).reference
     assert reference.dropped_locals == ["blocks = full // B", "full = N + B - 1"]
     assert "kept = B * 2" in reference.body and "full" not in reference.body
+
+
+def test_a_page_showing_a_batch_of_one_as_matrices_keeps_that_form(runner, tmp_path: Path):
+    imported = import_challenge(MEDIUM / "213_masked_row_sums")
+    spec = yaml.safe_load(imported.spec_text)
+    # x is [1, 2, 3] beside the 2-D mask: chgen's own form for rank 3 is <pre>, which H009
+    # refuses for the mask; the page writes bmatrix, so the spec squeezes the batch of one
+    assert spec["page"]["matrix"]["squeeze"] is True
+    assert "(page.matrix.squeeze)" in imported.spec_text
+    assert imported.generate_errors == [] and imported.equivalence.problems() == []
+    _generates(runner, imported, tmp_path)
+    page = tmp_path / "tree" / "challenges" / "medium" / "213_masked_row_sums" / "challenge.html"
+    text = page.read_text()
+    assert "<pre>" not in text
+    assert (
+        "<code>x</code> (1&times;2&times;3):\n\\[\n\\begin{bmatrix}\n"
+        "1.0 & 2.0 & 3.0 \\\\\n4.0 & 5.0 & 6.0\n" in text
+    )
+
+
+def test_a_batch_of_one_counts_as_its_matrix_only_when_squeezed():
+    from generator.html import example_form, unbatched
+
+    batch = [[[1.0, 2.0], [3.0, 4.0]]]
+    tensors = [("x", [1, 2, 2], batch), ("w", [2, 2], [[1.0, 0.0], [0.0, 1.0]])]
+    assert unbatched(batch) == [[1.0, 2.0], [3.0, 4.0]]
+    assert unbatched([[1.0, 2.0]]) == [[1.0, 2.0]]  # already a matrix (of one row)
+    assert unbatched([[[1.0], [2.0]], [[3.0], [4.0]]]) == [[[1.0], [2.0]], [[3.0], [4.0]]]
+    assert example_form(tensors) == "pre"
+    assert example_form(tensors, squeeze=True) == "matrix"
+    # a batch of two stays rank 3: <pre> either way
+    two = [("x", [2, 1, 2], [[[1.0, 2.0]], [[3.0, 4.0]]])]
+    assert example_form(two, squeeze=True) == "pre"
+    # a page that writes the same data in <pre> is left as it is
+    pre_page = (MEDIUM / "213_masked_row_sums" / "challenge.html").read_text()
+    assert "squeeze" not in _imported_with_page(pre_page.replace("\\begin{bmatrix}", "<pre>"))
+
+
+def _imported_with_page(page: str) -> str:
+    """The spec text chgen import writes for the fixture with another challenge.html."""
+    import shutil
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "challenges"
+        shutil.copytree(MEDIUM.parent / "core", root / "core")
+        target = root / "medium" / "213_masked_row_sums"
+        shutil.copytree(MEDIUM / "213_masked_row_sums", target)
+        (target / "challenge.html").write_text(page)
+        return import_challenge(target).spec_text
