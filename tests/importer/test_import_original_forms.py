@@ -112,3 +112,21 @@ def _imported_with_page(page: str) -> str:
         shutil.copytree(MEDIUM / "213_masked_row_sums", target)
         (target / "challenge.html").write_text(page)
         return import_challenge(target).spec_text
+
+
+def test_item_assignment_makes_a_fill_opaque_and_leaves_a_draw_its_distribution():
+    import torch
+
+    from generator.importer.trace import Tracer, recipe_of
+
+    with Tracer():
+        filled = torch.zeros(4, dtype=torch.int32)
+        filled[1] = 1
+        moved = filled.to("cpu")
+        drawn = torch.randn(2, 4)
+        drawn[:, 2:] = drawn[:, :2]
+    assert (recipe_of(moved).parts[0].kind, recipe_of(moved).parts[0].why) == (
+        "opaque",
+        "item assignment",
+    )
+    assert recipe_of(drawn).kind == "normal"
