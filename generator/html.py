@@ -135,6 +135,15 @@ class MatrixLayout:
     labels: str = "code"
     times: str = "&times;"
     gap: bool = True
+    squeeze: bool = False
+
+
+def unbatched(data: Any) -> Any:
+    """A rank >= 3 literal whose leading dimensions are 1 as the matrix of its last two (a
+    [1, 3, 4] batch of one as its 3x4 matrix); any other data as it is."""
+    while isinstance(data, list) and len(data) == 1 and len(literal_dims(data)) > 2:
+        data = data[0]
+    return data
 
 
 def tensor_label(name: str, value: Any, style: str = "code", times: str = "&times;") -> str:
@@ -230,14 +239,14 @@ def shown_value(dims: Sequence[Any], value: Any, column: int, form: NumberFormat
     return pre_nested(value, column, form)
 
 
-def example_form(tensors: Sequence[Shown]) -> str:
-    """'summary' past 4,096 elements, 'matrix' when the data is at most 2-D with a 2-D tensor,
-    else 'pre'."""
+def example_form(tensors: Sequence[Shown], squeeze: bool = False) -> str:
+    """'summary' past 4,096 elements, 'matrix' when the data is at most 2-D with a 2-D tensor
+    (`squeeze`: a batch of one counting as its matrix, see `unbatched`), else 'pre'."""
     if any(isinstance(v, Summarised) for _, _, v in tensors):
         return "summary"
     if sum(element_count(v) for _, _, v in tensors) > SUMMARY_ELEMENTS:
         return "summary"
-    ranks = [len(dims) for _, dims, _ in tensors]
+    ranks = [len(literal_dims(unbatched(v))) if squeeze else len(dims) for _, dims, v in tensors]
     return "matrix" if ranks and max(ranks) == 2 else "pre"
 
 
@@ -263,7 +272,7 @@ def example_blocks(
     """
     if display is not None:
         return WrittenExample(title, display.strip("\n"), explanation)
-    form = example_form(inputs + outputs)
+    form = example_form(inputs + outputs, matrix.squeeze)
     given, got = numbers
     if form == "matrix":
         lines = [scalar_line(n, latex, v, given) for n, latex, v in scalar_lines]
@@ -271,7 +280,7 @@ def example_blocks(
 
         def block(name: str, value: Any, form: NumberFormat) -> str:
             label = tensor_label(name, value, matrix.labels, matrix.times)
-            return label + "\n" + bmatrix(value, form)
+            return label + "\n" + bmatrix(unbatched(value) if matrix.squeeze else value, form)
 
         return MatrixExample(
             title=title,

@@ -712,7 +712,7 @@ def example_section(spec: Spec, example: Example, title: str) -> html.ExampleSec
         for p in tensors
         if p.direction != "in"
     ]
-    form = html.example_form(inputs + outputs)
+    form = html.example_form(inputs + outputs, spec.page.matrix.squeeze)
     listed = form == "summary" or (example.show_sizes and form == "pre")
     scalar_lines = [
         (p.name, p.latex, example.scalars[p.name])
@@ -730,7 +730,9 @@ def example_section(spec: Spec, example: Example, title: str) -> html.ExampleSec
         html.PreLayout(
             pre.tight, pre.aligned, tuple(pre.unnamed), pre.inline, pre.indent, pre.size_note
         ),
-        html.MatrixLayout(matrix.strong, matrix.split, matrix.labels, matrix.times, matrix.gap),
+        html.MatrixLayout(
+            matrix.strong, matrix.split, matrix.labels, matrix.times, matrix.gap, matrix.squeeze
+        ),
         [(p.name, example.scalars[p.name]) for p in spec.signature if p.name in sizes],
         number_formats(example),
         example.display,

@@ -27,7 +27,7 @@ from generator.challenge.page import blank_before_bullet
 from generator.challenge.page import read_page as read_page_facts
 from generator.dtypes import lookup
 from generator.example_check import compile_function, start_value, verify_example
-from generator.html import example_titles, literal_dims
+from generator.html import example_form, example_titles, literal_dims
 from generator.importer import html as page_reader
 from generator.importer import infer, pyast, starters
 from generator.importer.equivalence import Equivalence, compare
@@ -219,6 +219,11 @@ def _report_asserts(source: pyast.ChallengeSource, spec_like: Any, report: Repor
         report.note(
             "reference: assertions replaced by chgen's per-parameter shape and dtype checks: "
             + "; ".join(f"`{a}`" for a in others)
+        )
+    if source.reference.dropped_locals:
+        report.note(
+            "reference: sizes only the replaced assertions read are dropped with them: "
+            + "; ".join(f"`{a}`" for a in source.reference.dropped_locals)
         )
 
 
@@ -716,10 +721,40 @@ def import_challenge(
         "sections": page.sections or None,
         "tolerated_rules": _original_rule_codes(read, page_text, report) or None,
     }
+    _squeeze_batches_of_one(data, page_text, report)
     if written_examples:
         spec_name = f"{challenge_id}_{slug}.yaml"
         _keep_written_examples(page_text, data, spec_name, svg_name, page.svg, report)
     return _finish(read, data, f"{challenge_id}_{slug}.yaml", svg_name, page.svg, report)
+
+
+def _squeeze_batches_of_one(data: Dict[str, Any], page_text: str, report: Report) -> None:
+    """A page writing its examples as bmatrix where chgen would write the data in <pre> for a
+    [1, 3, 4] tensor among it shows that batch of one as its matrix (page.matrix.squeeze)."""
+    from generator.challenge.page import example_forms, read_page
+
+    if set(example_forms(read_page(page_text))) != {"bmatrix"}:
+        return
+    examples = data["examples"] or [data["example"]]
+    shown = [
+        [
+            (name, literal_dims(value), value)
+            for part in ("inputs", "outputs")
+            if isinstance(example[part], dict)
+            for name, value in example[part].items()
+            if isinstance(value, list)
+        ]
+        for example in examples
+    ]
+    if all(example_form(tensors) == "pre" for tensors in shown) and all(
+        example_form(tensors, squeeze=True) == "matrix" for tensors in shown
+    ):
+        page = data["page"] = dict(data["page"] or {})
+        page["matrix"] = {**page.get("matrix", {}), "squeeze": True}
+        report.note(
+            "challenge.html: the example shows each tensor of a batch of one (leading dimensions "
+            "1) as its matrix; so does the spec (page.matrix.squeeze)"
+        )
 
 
 def _original_rule_codes(read: _Read, page_text: str, report: Report) -> List[str]:
@@ -1160,7 +1195,8 @@ def _fill_unknown_performance(perf_case, perf, params, defaults, report) -> None
             if fallback is None:
                 fallback = {"uniform": [-1.0, 1.0]} if kind == "float" else {"randint": [0, 2]}
             perf_case.inputs[p.name] = fallback
-            reason = perf.recipes[p.name].why or perf.recipes[p.name].kind
+            made, _ = infer.unwrap(perf.recipes[p.name])
+            reason = made.why or made.kind
             report.approximate(
                 "performance",
                 f"case performance: input {p.name} drawn by code chgen cannot express ({reason}); "

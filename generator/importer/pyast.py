@@ -31,6 +31,8 @@ class Reference:
     params: List[str]
     body: str  # verbatim, dedented, without the assertions chgen regenerates
     dropped_asserts: List[str]  # source of every assertion removed from the body
+    #: source of every assignment removed with them (a size only those assertions read)
+    dropped_locals: List[str]
     shape_hints: Dict[str, List[str]]  # param -> dims as written in `X.shape == (...)` asserts
     free_names: Set[str]  # names the body reads that it neither defines nor receives
     uses_self: bool
@@ -158,6 +160,43 @@ def _free_names(body: List[ast.stmt], params: List[str]) -> Set[str]:
     return loaded - stored - set(params) - set(dir(builtins)) - {"torch"}
 
 
+def _loaded(nodes: List[ast.stmt]) -> Set[str]:
+    return {
+        sub.id
+        for node in nodes
+        for sub in ast.walk(node)
+        if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load)
+    }
+
+
+def _assigned_size(node: ast.stmt) -> Optional[str]:
+    """The name `name = <arithmetic of sizes and shapes>` binds (no call with effects) or None."""
+    if isinstance(node, ast.Assign) and len(node.targets) == 1 and _is_meta(node.value):
+        target = node.targets[0]
+        return target.id if isinstance(target, ast.Name) else None
+    return None
+
+
+def _locals_only_asserts_read(kept: List[ast.stmt], asserts: List[ast.Assert]) -> List[ast.stmt]:
+    """The assignments of a size (`s_rows = (M + T - 1) // T`) that only the removed assertions
+    (or sizes removed with them) read: left in the body they would be unused locals (flake8
+    F841), so they go with them."""
+    dead: List[ast.stmt] = []
+    while True:
+        asserted = _loaded([*asserts, *dead])
+        read = _loaded([node for node in kept if node not in dead])
+        newly = [
+            node
+            for node in kept
+            if node not in dead
+            and _assigned_size(node) in asserted
+            and _assigned_size(node) not in read
+        ]
+        if not newly:
+            return dead
+        dead += newly
+
+
 def _reference(method: Method, lines: List[str]) -> Reference:
     fn = method.node
     params = method.params
@@ -166,6 +205,7 @@ def _reference(method: Method, lines: List[str]) -> Reference:
     dropped: List[str] = []
     kept: List[ast.stmt] = []
     asserts: List[ast.Assert] = []
+    dropped_locals: List[str] = []
     docstring = False
     for index, node in enumerate(fn.body):
         span = range(node.lineno, node.end_lineno + 1)
@@ -184,6 +224,10 @@ def _reference(method: Method, lines: List[str]) -> Reference:
                 dropped.append(" ".join(ast.unparse(node).split()))
         else:
             kept.append(node)
+    for node in _locals_only_asserts_read(kept, asserts):
+        kept.remove(node)
+        removed.update(range(node.lineno, node.end_lineno + 1))
+        dropped_locals.append(" ".join(ast.unparse(node).split()))
     body_lines = [lines[n - 1] for n in range(start + 1, fn.end_lineno + 1) if n not in removed]
     body = textwrap.dedent("\n".join(body_lines)).strip("\n")
     # blank runs left by removed statements collapse to one blank line
@@ -197,6 +241,7 @@ def _reference(method: Method, lines: List[str]) -> Reference:
         params=params,
         body="\n".join(out),
         dropped_asserts=dropped,
+        dropped_locals=dropped_locals,
         shape_hints=_shape_hints(asserts),
         free_names=_free_names(kept, params) - {"self"},
         uses_self=uses_self,

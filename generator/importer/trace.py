@@ -90,6 +90,7 @@ def _arg(args: tuple, kwargs: dict, index: int, name: str, default: Any) -> Any:
 _FACTORIES_CONSTANT = {"zeros": 0, "ones": 1, "zeros_like": 0, "ones_like": 1}
 _VIEWS = {"reshape", "view", "contiguous", "clone", "detach", "flatten", "view_as", "reshape_as"}
 _CASTS = {"to", "half", "float", "bfloat16", "int", "long", "type"}
+_DRAWS = ("uniform", "normal", "randint")
 _LITERAL_MAX = 4096  # torch.tensor data kept verbatim only when it is this small
 
 
@@ -141,11 +142,18 @@ class Tracer(TorchFunctionMode):
         return seeded
 
     def _follow(self, name: str, args: tuple, kwargs: dict, out: Any) -> Optional[Recipe]:
+        this = args[0] if args and isinstance(args[0], torch.Tensor) else None
+        base = _recipe(this)
+        if name == "__setitem__" and this is not None:
+            # returns None: the tensor assigned into no longer holds what its recipe says
+            # (`flags = torch.zeros(N); flags[starts] = 1`)
+            assigned = self._assigned(base)
+            if assigned is not None:
+                _set(this, assigned)
+            return None
         if not isinstance(out, torch.Tensor):
             return None
         own_generator = kwargs.get("generator") is not None
-        this = args[0] if args and isinstance(args[0], torch.Tensor) else None
-        base = _recipe(this)
         if name == "tensor":
             data = args[0] if args else kwargs.get("data")
             literal = data if isinstance(data, (list, tuple, int, float)) else None
@@ -173,9 +181,6 @@ class Tracer(TorchFunctionMode):
             return Recipe("randint", (kwargs.get("low", 0), kwargs.get("high")))
         if this is not None and out is this and name.endswith("_"):
             return self._in_place(name, args, kwargs, base)
-        if name == "__setitem__" and this is not None:
-            _set(this, Recipe("opaque", why="item assignment"))
-            return None
         if name in _VIEWS and base is not None:
             if out.numel() == this.numel():
                 return Recipe("view", parts=(base,))
@@ -193,6 +198,27 @@ class Tracer(TorchFunctionMode):
             if left is not None and right is not None:
                 return Recipe("sum", parts=(left, right))
         return Recipe("opaque", why=name)
+
+    def _assigned(self, base: Optional[Recipe]) -> Optional[Recipe]:
+        """The recipe of a tensor after item assignment: a draw keeps its own (its distribution
+        is still the best account of the values, which then differ; the import says so), a fill
+        or uninitialised memory becomes opaque, made when it was made: its data is what was
+        assigned."""
+        made = base
+        while made is not None and made.kind in ("view", "cast") and made.parts:
+            made = made.parts[0]
+        if made is not None and made.kind in _DRAWS:
+            return None
+        if base is None:
+            return Recipe("opaque", why="item assignment", line=self._line())
+        return Recipe(
+            "opaque",
+            why="item assignment",
+            parts=(base,),
+            line=base.line,
+            made_by=base.made_by,
+            serial=base.serial,
+        )
 
     @staticmethod
     def _in_place(name: str, args: tuple, kwargs: dict, base: Optional[Recipe]) -> Recipe:

@@ -419,6 +419,10 @@ class MatrixForm(Strict):
     labels: Literal["code", "latex"] = "code"
     #: how a "code" label writes the size's times sign: the entity or the character itself
     times: Literal["&times;", "×"] = "&times;"
+    #: a rank >= 3 tensor whose leading dimensions are 1 is shown as the matrix of its last two
+    #: (`<code>K</code> (1&times;3&times;4):` over a 3x4 bmatrix), as pages showing a batch of
+    #: one do; such data then counts as 2-D in choosing the example's form
+    squeeze: bool = False
 
 
 PageSection = Literal["requirements", "examples", "constraints"]

@@ -59,7 +59,6 @@ STARTER_BREAKS = {
 #: refused, with the reason
 REFUSED = {
     "easy/41_simple_inference": "is a torch.nn.Module",
-    "medium/61_rope_embedding": "literal data of at most 32768",
 }
 #: shapes that are expressions of the sizes (sliding windows, padded and strided, flattened),
 #: examples of rank 3-4, a rank that differs between cases, inf in the data, module constants the
