@@ -224,7 +224,7 @@ def _profile_table(entries: List[Dict[str, Any]]) -> List[str]:
     lines += ["Profiled in the same run (benchmarks/harness_check.py profile; kernels from "
               "torch.profiler's CUDA activity trace).", ""]  # fmt: skip
     lines += [
-        "| Solution | Stream-ordered | Judge ms | Kernels ms | Rest ms | Host call ms | Kernels |"
+        "| Solution | Judge isolates it | Judge ms | Kernels ms | Rest ms | Host call ms | Kernels |"
     ]
     lines.append("|---|---|---:|---:|---:|---:|---|")
     for entry in entries:
@@ -237,7 +237,7 @@ def _profile_table(entries: List[Dict[str, Any]]) -> List[str]:
             f"{k['name'][:60]} {k['us_per_solve']:.1f} us" for k in entry.get("kernels", [])[:4]
         )
         lines.append(
-            f"| {entry['name']} | {'yes' if entry['stream_ordered'] else 'no'} | "
+            f"| {entry['name']} | {'yes' if entry['isolated_by_judge'] else 'no'} | "
             f"{_num(entry.get('judge_ms'), '.4f')} | {_num(entry.get('kernel_ms'), '.4f')} | "
             f"{_num(entry.get('overhead_ms'), '.4f')} | {_num(entry.get('host_call_ms'), '.4f')} | "
             f"{kernels} |"

@@ -136,7 +136,7 @@ def test_profiles_go_into_the_meta_the_lines_and_their_challenges_results_file(t
     assert [e["job"] for e in data_143["profile"]] == [PROFILED_MOJO["job"]]
     text = files[f"{KEY_143}-h200.md"].read_text()
     assert "## Where the time goes" in text
-    assert "| Mojo optimized | yes | 0.0640 | 0.0615 | 0.0025 | 0.0110 | " in text
+    assert "| Mojo optimized | no | 0.0640 | 0.0615 | 0.0025 | 0.0110 | " in text
     assert "row_inverse_rms_kernel 61.5 us" in text
     text_142 = files[f"{KEY_142}-h200.md"].read_text()
     assert "| JAX optimized | not measured: RuntimeError: boom |" in text_142
