@@ -60,6 +60,7 @@ def changed_values(files: dict) -> dict:
         "reference": True,
         "memory_limit": 1 << 30,
         "sandbox": False,
+        "ranks": 1,
     }
 
 
