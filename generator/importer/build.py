@@ -632,11 +632,12 @@ class _Read:
 
 
 def import_challenge(
-    directory: Path, seed: int = 0, inline_svg: bool = False, written_examples: bool = False
+    directory: Path, seed: int = 0, inline_svg: bool = False, written_examples: bool = True
 ) -> ImportResult:
     """Read `directory` (challenges/<difficulty>/<id>_<slug>) and write its spec in memory;
     `written_examples`: an example section chgen does not render as the page writes it keeps the
-    page's HTML as its `display`."""
+    page's HTML as its `display` (the author's text is not lost; its values are still those of
+    challenge.py, verified at generate time); off, every example is rendered from its values."""
     report = Report()
     for name in ("challenge.py", "challenge.html"):
         if not (directory / name).is_file():
@@ -726,18 +727,24 @@ def _original_rule_codes(read: _Read, page_text: str, report: Report) -> List[st
     """The rules `chgen check` (static) finds errors of in the original challenge: the forms it
     keeps, which the spec then tolerates, so that `chgen generate` reproduces them instead of
     refusing what the original already does. A page writing its examples in <pre> keeps that form
-    for 2-D data too (H009), though the original's generated example may hide the data's rank."""
-    from generator.challenge.page import example_forms, read_page
+    for 2-D data too (H009), though the original's generated example may hide the data's rank; so
+    does one writing 1-D data as one-row bmatrices (kept as the page's text, its `display`)."""
+    from generator.challenge.page import example_forms, multi_row_matrix, read_page
     from generator.checks.registry import ERROR
     from generator.checks.report import Options
     from generator.checks.runner import run as run_checks
 
     findings = run_checks([read.directory], Options()).findings
     found = {f.code for f in findings if f.severity == ERROR and not f.code.startswith("G")}
-    forms = example_forms(read_page(page_text))
+    parsed = read_page(page_text)
+    forms = example_forms(parsed)
     example = read.run.example.values if read.run.example is not None else {}
-    two_d = any(getattr(v, "ndim", 0) == 2 for v in example.values())
+    ranks = [v.ndim for v in example.values() if isinstance(v, torch.Tensor)]
+    two_d = 2 in ranks
     if "pre" in forms and "bmatrix" not in forms and two_d:
+        found.add("H009")
+    flat_only = ranks and max(ranks) <= 1 and not multi_row_matrix(parsed)
+    if "bmatrix" in forms and "pre" not in forms and flat_only:
         found.add("H009")
     codes = sorted(found)
     if codes:
