@@ -11,6 +11,7 @@ import ast
 import bisect
 import functools
 import html as html_text
+import itertools
 import re
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, NamedTuple, Optional, Tuple
@@ -501,7 +502,48 @@ def _pre_values(
         read = _literal_at(text, m.end()) if sole else None
         if read:
             found.setdefault((sole, output), []).append(Shown(read[0], m.end(), read[1]))
+    for key, shown in _sliced_values(text, names, labels).items():
+        found.setdefault(key, []).append(shown)
     return found
+
+
+_SLICE = re.compile(r"(?<![\w\]])([A-Za-z_]\w*)\[(\d+(?:\s*,\s*\d+)*)\]\s*=\s*")
+
+
+def _sliced_values(
+    text: str, names: List[str], labels: List[Tuple[int, bool]]
+) -> Dict[Tuple[str, bool], Shown]:
+    """A tensor written slice by slice, `X[0,0] = [[1, 1], [1, 1]]`, `X[0,1] = ...`: the whole
+    tensor, where the indices run over every position of their grid in order and the slices are
+    alike (else nothing)."""
+    slices: Dict[Tuple[str, bool], List[Tuple[Tuple[int, ...], int, Any]]] = {}
+    for m in _SLICE.finditer(text):
+        read = _literal_at(text, m.end()) if m.group(1) in names else None
+        if read is not None:
+            index = tuple(int(i) for i in m.group(2).split(","))
+            key = (m.group(1), _is_output_at(labels, m.start()))
+            slices.setdefault(key, []).append((index, m.start(), read))
+    found: Dict[Tuple[str, bool], Shown] = {}
+    for key, parts in slices.items():
+        indices = [index for index, _, _ in parts]
+        grid = tuple(max(i[d] for i in indices) + 1 for d in range(len(indices[0])))
+        if indices != list(itertools.product(*(range(n) for n in grid))):
+            continue
+        if len({_shape_of(read[1]) for _, _, read in parts}) != 1:
+            continue
+        nested: Any = [read[1] for _, _, read in parts]
+        for size in reversed(grid[1:]):
+            nested = [nested[i : i + size] for i in range(0, len(nested), size)]
+        values = [pair for _, _, read in parts for pair in read[0]]
+        found[key] = Shown(values, parts[0][1], nested)
+    return found
+
+
+def _shape_of(value: Any) -> Tuple[int, ...]:
+    if isinstance(value, list):
+        inner = {_shape_of(v) for v in value}
+        return (len(value), *inner.pop()) if len(inner) == 1 else (len(value), -1)
+    return ()
 
 
 #: how a page names the matrix that follows: \text{x}, <code>x</code>, \(x\) or "x ="
@@ -509,7 +551,9 @@ _LABEL_NAME = re.compile(
     r"\\(?:text|mathbf|mathrm|mathit)\{\\?([A-Za-z_][\w\\]*)\}|<code>(\w+)</code>"
     r"|\\\(\s*([A-Za-z_]\w*)\s*\\\)|\b([A-Za-z_]\w*)\s*="
 )
-_DIRECT = re.compile(r"(?:\\text\{([A-Za-z_][\w\\]*)\}|([A-Za-z_][\w]*))\s*(?:_\{?\w+\}?)?\s*=\s*$")
+_DIRECT = re.compile(
+    r"(?:\\text\{([A-Za-z_][\w\\]*)\}|([A-Za-z_][\w]*))\s*(?:_\{?\w+\}?)?\s*&?=\s*$"
+)
 _CONTINUATION = re.compile(r"^\s*(\\\\|\\]|\\\[|\s|\\quad|\\qquad|,)*\s*(=|\+|-|\\cdot|\\times)")
 
 
@@ -562,6 +606,25 @@ def _matrix_values(section: str, names: List[str]) -> Dict[Tuple[str, bool], Lis
     return found
 
 
+def _matrix_scalars(section: str, names: List[str]) -> Dict[Tuple[str, bool], List[Shown]]:
+    """Scalars a bmatrix example writes in its math, `h = 1` or `N &= 2`: a name followed by one
+    number (a matrix after the name is not one)."""
+    plain = re.sub(r"<[^>]*>", lambda m: " " * len(m.group(0)), section)
+    labels = [(m.start(), m.group(1).lower() == "output") for m in _LABEL.finditer(plain)]
+    found: Dict[Tuple[str, bool], List[Shown]] = {}
+    for m in re.finditer(r"(?<![\w\\{])([A-Za-z_]\w*)\s*&?=\s*", plain):
+        if m.group(1) not in names:
+            continue
+        number = _NUMBER.match(plain, m.end())
+        if number and not plain[number.end() : number.end() + 1].isalnum():
+            value = ast.literal_eval(number.group(0).lstrip("+"))
+            key = (m.group(1), _is_output_at(labels, m.start()))
+            found.setdefault(key, []).append(
+                Shown([(float(value), number.group(0))], m.start(), value)
+            )
+    return found
+
+
 @dataclass
 class ShownValues:
     """The values an example shows, per (tensor or scalar name, shown in the Output part)."""
@@ -589,6 +652,8 @@ def example_values(
         base = heading.start + pre.start(1)
     else:
         found = _matrix_values(body, tensor_names)
+        for key, shown in _matrix_scalars(body, names).items():
+            found.setdefault(key, shown)
         base = heading.start
     labelled = bool(re.search(r"\bOutputs?\b", re.sub(r"<[^>]*>", " ", body), re.I))
     return ShownValues(found, base, labelled)

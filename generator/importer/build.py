@@ -1012,7 +1012,9 @@ def _keep_written_examples(
         body, mine = written.body(match.heading), ours.body(section.heading)
         if body.strip("\n") == mine.strip("\n"):
             continue
-        block = body.strip("\n")
+        # the block's own lines only: not the blank lines (nor the next heading's indentation)
+        # around it, which the page's layout writes
+        block = re.sub(r"^(?:[ \t]*\n)+", "", body.rstrip())
         explanation = (entry.get("explanation") or "").strip()
         if explanation and block.endswith("\n" + explanation):
             block = block[: -len(explanation)].rstrip("\n")
