@@ -47,3 +47,33 @@ def test_without_written_examples_the_derivation_is_rewritten_from_the_values():
     imported = import_challenge(PAGE_FORMS / "easy" / "211_noted_scale", written_examples=False)
     assert all("display" not in example for example in examples_of(imported))
     assert not imported.identical["challenge.html"]
+
+
+def test_a_tensor_written_slice_by_slice_is_read_for_a_later_example(runner, tmp_path: Path):
+    """`x[0] = [[...]]`, `x[1] = ...`: the second example is only on the page; its values are
+    read from the slices and its outputs verified by the reference when generated."""
+    challenge = PAGE_FORMS / "medium" / "212_channel_scale"
+    imported = import_challenge(challenge)
+    first, second = examples_of(imported)
+    assert first["inputs"]["x"] == [[[1.0, 2.0], [3.0, 4.0]], [[5.0, 6.0], [7.0, 8.0]]]
+    assert second["scalars"] == {"C": 3, "H": 1, "W": 2}
+    assert second["inputs"] == {"x": [[[1.0, -1.0]], [[0.5, 2.0]], [[4.0, 0.0]]],
+                                "s": [3.0, 2.0, -0.5]}  # fmt: skip
+    assert second["outputs"] == {"y": [[[3.0, -3.0]], [[1.0, 4.0]], [[-2.0, 0.0]]]}
+    assert "Note:   each channel c" in second["display"]
+    page = regenerated_page(runner, imported, tmp_path, challenge)
+    assert page == (challenge / "challenge.html").read_text()
+
+
+def test_an_aligned_latex_example_gives_its_matrix_and_scalars(runner, tmp_path: Path):
+    """`A &= \\begin{bmatrix}...` and `M &= 1, \\quad N = 3, \\quad k = -0.5` in a bmatrix
+    example: the second example is kept from those values."""
+    challenge = PAGE_FORMS / "medium" / "213_matrix_times"
+    imported = import_challenge(challenge)
+    first, second = examples_of(imported)
+    assert first["scalars"] == {"M": 2, "N": 2, "k": 2.0}
+    assert second["scalars"] == {"M": 1, "N": 3, "k": -0.5}
+    assert second["inputs"] == {"A": [[2.0, -4.0, 1.0]]}
+    assert second["outputs"] == {"B": [[-1.0, 2.0, -0.5]]}
+    page = regenerated_page(runner, imported, tmp_path, challenge)
+    assert page == (challenge / "challenge.html").read_text()
