@@ -717,7 +717,7 @@ def example_section(spec: Spec, example: Example, title: str) -> html.ExampleSec
     scalar_lines = [
         (p.name, p.latex, example.scalars[p.name])
         for p in spec.signature
-        if not p.is_tensor and (listed or p.name not in sizes)
+        if not p.is_tensor and (listed or p.name not in sizes) and p.name not in example.hide
     ]
     explanation = example.explanation.strip() if example.explanation else None
     pre, matrix = spec.page.pre, spec.page.matrix

@@ -886,10 +886,27 @@ def _examples(
             entry["explanation"] = written.explanation
         if not page.matrix and set(written.labels) & set(read.sizes):
             entry["show_sizes"] = True
+        hidden = _hidden_scalars(read, written)
+        if hidden:
+            entry["hide"] = hidden
         numbers = page_reader.example_numbers(*_number_pairs(entry, written.shown))
         if numbers:
             entry["numbers"] = numbers
     return found
+
+
+def _hidden_scalars(read: _Read, written: page_reader.PageExample) -> List[str]:
+    """The scalars chgen would list (those no tensor's shape gives) that the section's scalar
+    labels do not name: a count the page leaves to its data, e.g. a sparse matrix's `nnz`."""
+    if written.form not in ("pre", "bmatrix"):
+        return []
+    return [
+        p.name
+        for p in read.params
+        if not p.is_tensor
+        and p.name not in read.sizes
+        and not any(p.name in label for label in written.labels)
+    ]
 
 
 def _number_pairs(entry: Dict[str, Any], shown: Any) -> Tuple[List[Any], List[Any]]:

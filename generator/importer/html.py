@@ -33,6 +33,7 @@ class PageExample:
     explanation: Optional[str]  # HTML under the data
     labels: List[str]  # `name = value` labels of the Input part (<pre>)
     shown: ShownValues  # every value it writes, per (name, in the Output part)
+    form: Optional[str] = None  # "pre", "bmatrix", or None (neither)
 
 
 @dataclass
@@ -133,6 +134,7 @@ def read_page(
             e.explanation,
             e.input_labels,
             example_values(page, e, names or outputs, names or outputs, sole_in, sole_out),
+            e.form,
         )
         for e in shown_examples
     ]

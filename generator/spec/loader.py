@@ -1229,6 +1229,14 @@ def _check_example(spec, index, params, inputs, outputs) -> Iterable[Issue]:
                 f"{key!r} is not an output tensor",
                 "use the name of an out or inout tensor",
             )
+    scalar_names = [p.name for p in spec.signature if not p.is_tensor]
+    for i, name in enumerate(ex.hide):
+        if name not in scalar_names:
+            yield (
+                base + ("hide", i),
+                f"{name!r} is not a scalar of the signature",
+                f"name one of {', '.join(scalar_names) or '(none)'}",
+            )
     for p in inputs:
         if p.name not in ex.inputs:
             yield (

@@ -361,6 +361,8 @@ class Example(Strict):
     title: Optional[str] = None
     #: the <pre> form lists the sizes too (`N = 4`), as a minority of public pages do
     show_sizes: bool = False
+    #: scalars the section does not write (a count the page leaves to its data, e.g. `nnz`)
+    hide: List[str] = Field(default_factory=list)
     #: how the page rounds the example's floats (default: chgen's shortest form)
     numbers: Optional[NumberForm] = None
     #: escape hatch: the HTML of the example's data block, shown instead of the rendered values

@@ -77,3 +77,25 @@ def test_an_aligned_latex_example_gives_its_matrix_and_scalars(runner, tmp_path:
     assert second["outputs"] == {"B": [[-1.0, 2.0, -0.5]]}
     page = regenerated_page(runner, imported, tmp_path, challenge)
     assert page == (challenge / "challenge.html").read_text()
+
+
+def test_a_scalar_the_page_does_not_write_is_hidden(runner, tmp_path: Path):
+    """`nnz` is passed to solve but the page's example leaves it to the data: `hide: [nnz]`
+    reproduces the page from the values, without a display."""
+    challenge = PAGE_FORMS / "medium" / "214_sparse_scale"
+    imported = import_challenge(challenge)
+    (example,) = examples_of(imported)
+    assert example["hide"] == ["nnz"] and "display" not in example
+    assert example["scalars"] == {"N": 4, "nnz": 2, "scale": 3.0}
+    page = regenerated_page(runner, imported, tmp_path, challenge)
+    assert page == (challenge / "challenge.html").read_text()
+
+
+def test_hide_names_a_scalar(runner, tmp_path: Path):
+    challenge = PAGE_FORMS / "medium" / "214_sparse_scale"
+    imported = import_challenge(challenge)
+    (spec, *_) = imported.write(tmp_path / "specs" / imported.spec_name)
+    spec.write_text(spec.read_text().replace("hide: [nnz]", "hide: [x]"))
+    result = runner.invoke(app, ["generate", "--out", str(tmp_path / "tree"), str(spec)])
+    assert result.exit_code == 1
+    assert "'x' is not a scalar of the signature (name one of N, nnz, scale)" in result.output
