@@ -507,17 +507,21 @@ def _pre_values(
     return found
 
 
+_SLICE_LEAD = re.compile(r"^\s*(?:(?:Input|Output)s?\s*:\s*)?$", re.I)
 _SLICE = re.compile(r"(?<![\w\]])([A-Za-z_]\w*)\[(\d+(?:\s*,\s*\d+)*)\]\s*=\s*")
 
 
 def _sliced_values(
     text: str, names: List[str], labels: List[Tuple[int, bool]]
 ) -> Dict[Tuple[str, bool], Shown]:
-    """A tensor written slice by slice, `X[0,0] = [[1, 1], [1, 1]]`, `X[0,1] = ...`: the whole
-    tensor, where the indices run over every position of their grid in order and the slices are
-    alike (else nothing)."""
+    """A tensor written slice by slice, one slice a line, `X[0,0] = [[1, 1], [1, 1]]`,
+    `X[0,1] = ...`: the whole tensor, where the indices run over every position of their grid in
+    order and the slices are alike (else nothing)."""
     slices: Dict[Tuple[str, bool], List[Tuple[Tuple[int, ...], int, Any]]] = {}
     for m in _SLICE.finditer(text):
+        lead = text[text.rfind("\n", 0, m.start()) + 1 : m.start()]
+        if not _SLICE_LEAD.match(lead):  # a slice inside a derivation line is no example data
+            continue
         read = _literal_at(text, m.end()) if m.group(1) in names else None
         if read is not None:
             index = tuple(int(i) for i in m.group(2).split(","))
