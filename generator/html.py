@@ -135,6 +135,8 @@ class MatrixLayout:
     labels: str = "code"
     times: str = "&times;"
     gap: bool = True
+    indent: str = ""
+    inline: bool = False
 
 
 def tensor_label(name: str, value: Any, style: str = "code", times: str = "&times;") -> str:
@@ -269,18 +271,24 @@ def example_blocks(
         lines = [scalar_line(n, latex, v, given) for n, latex, v in scalar_lines]
         heading = "<strong>{}:</strong>" if matrix.strong else "{}:"
 
+        def indented(text: str) -> str:
+            return "\n".join(matrix.indent + line for line in text.split("\n"))
+
         def block(name: str, value: Any, form: NumberFormat) -> str:
             label = tensor_label(name, value, matrix.labels, matrix.times)
-            return label + "\n" + bmatrix(value, form)
+            return indented(label + "\n" + bmatrix(value, form))
 
+        if matrix.inline and lines:
+            lines = [", ".join(lines)]
         return MatrixExample(
             title=title,
             inputs=[block(n, v, given) for n, _, v in inputs],
             outputs=[block(n, v, got) for n, _, v in outputs],
-            scalar_lines=[line + "<br>" for line in lines[:-1]] + lines[-1:],
+            scalar_lines=[indented(line + "<br>") for line in lines[:-1]]
+            + [indented(line) for line in lines[-1:]],
             explanation=explanation,
-            input_heading=heading.format("Input"),
-            output_heading=heading.format("Output"),
+            input_heading=indented(heading.format("Input")),
+            output_heading=indented(heading.format("Output")),
             split=matrix.split,
             gap=matrix.gap,
         )

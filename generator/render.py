@@ -719,7 +719,10 @@ def example_section(spec: Spec, example: Example, title: str) -> html.ExampleSec
         for p in spec.signature
         if not p.is_tensor and (listed or p.name not in sizes) and p.name not in example.hide
     ]
-    explanation = example.explanation.strip() if example.explanation else None
+    explanation = None
+    if example.explanation:  # its own blank lines before it are the page's (a bmatrix's gap)
+        lead = example.explanation[: len(example.explanation) - len(example.explanation.lstrip())]
+        explanation = "\n" * lead.count("\n") + example.explanation.strip()
     pre, matrix = spec.page.pre, spec.page.matrix
     return html.example_blocks(
         title,
@@ -730,7 +733,15 @@ def example_section(spec: Spec, example: Example, title: str) -> html.ExampleSec
         html.PreLayout(
             pre.tight, pre.aligned, tuple(pre.unnamed), pre.inline, pre.indent, pre.size_note
         ),
-        html.MatrixLayout(matrix.strong, matrix.split, matrix.labels, matrix.times, matrix.gap),
+        html.MatrixLayout(
+            matrix.strong,
+            matrix.split,
+            matrix.labels,
+            matrix.times,
+            matrix.gap,
+            matrix.indent,
+            matrix.inline,
+        ),
         [(p.name, example.scalars[p.name]) for p in spec.signature if p.name in sizes],
         number_formats(example),
         example.display,

@@ -668,6 +668,8 @@ def example_values(
 _SCALAR_LINE_RE = re.compile(
     r"^(?:\\\((.+?) = [^\s\\]+\\\)|<code>(\w+)</code>: \S+?|\\\((.*?)\\\) = \S+?)(?:<br>)?$"
 )
+#: several scalars on one line, joined by ", ": `<code>a</code>: 1, <code>b</code>: 2`
+_INLINE_SCALARS_RE = re.compile(r"^<code>\w+</code>: [^\s,<]+(?:, <code>\w+</code>: [^\s,<]+)+$")
 
 
 def _example(page: Page, heading: Heading) -> Example:
@@ -687,8 +689,17 @@ def _example(page: Page, heading: Heading) -> Example:
 
 
 def _explanation(body: str, form: Optional[str]) -> Optional[str]:
-    """The <p> paragraphs that follow a <pre> example's block (a bmatrix example's data is
-    itself in <p>, so it has none this reader can tell apart)."""
+    """The <p> paragraphs that follow a <pre> example's block, or a bmatrix example's last
+    matrix's <p> (a bmatrix example's data is itself in <p>: the paragraphs after it)."""
+    if form == "bmatrix":
+        last = body.rfind("\\end{bmatrix}")
+        closing = body.find("</p>", last) if last >= 0 else -1
+        rest = body[closing + len("</p>") :].rstrip() if closing >= 0 else ""
+        text = rest.lstrip()
+        if not (text.startswith("<p") and text.endswith("</p>")) or "bmatrix" in text:
+            return None
+        # the blank lines between the data and the explanation are kept: the page's gap
+        return "\n" * max(rest[: len(rest) - len(text)].count("\n") - 1, 0) + text
     if form != "pre":
         return None
     closing = body.rfind("</pre>")
@@ -732,6 +743,9 @@ def _matrix_labels(body: str) -> List[str]:
     before = re.split(r"Output:\s*(?:<br>)?", body, maxsplit=1)[0]
     labels = []
     for line in before.splitlines():
+        if _INLINE_SCALARS_RE.match(line.strip()):
+            labels.extend(re.findall(r"<code>(\w+)</code>:", line))
+            continue
         match = _SCALAR_LINE_RE.match(line.strip())
         if match:
             labels.append(next(g for g in match.groups() if g is not None))
@@ -869,4 +883,15 @@ def _matrix_form(page: Page, examples: List[Example]) -> Dict[str, Any]:
         form["labels"] = "latex"
     if re.search(r"</code> \(\d+×\d+", body):
         form["times"] = "×"
+    inner = [
+        line
+        for part in re.findall(r"<p>\n(.*?)\n</p>", body, re.S)
+        for line in part.split("\n")
+        if line.strip()
+    ]
+    leads = {line[: len(line) - len(line.lstrip(" "))] for line in inner}
+    if len(leads) == 1 and leads != {""}:
+        form["indent"] = leads.pop()
+    if any(_INLINE_SCALARS_RE.match(line.strip()) for line in inner):
+        form["inline"] = True
     return form

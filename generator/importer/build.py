@@ -882,8 +882,9 @@ def _examples(
     for entry, written, default in zip(found, page.examples, titles):
         if written.title != default:
             entry["title"] = written.title
-        if written.explanation:
-            entry["explanation"] = written.explanation
+        if written.explanation:  # several lines: a literal block, as the page writes them
+            multiline = "\n" in written.explanation
+            entry["explanation"] = written.explanation + "\n" * multiline
         if not page.matrix and set(written.labels) & set(read.sizes):
             entry["show_sizes"] = True
         hidden = _hidden_scalars(read, written)

@@ -421,6 +421,10 @@ class MatrixForm(Strict):
     labels: Literal["code", "latex"] = "code"
     #: how a "code" label writes the size's times sign: the entity or the character itself
     times: Literal["&times;", "×"] = "&times;"
+    #: spaces before every line inside the example's <p>s (the <p> tags stay at the margin)
+    indent: Spaces = ""
+    #: the scalars on one line, joined by ", " (`<code>a</code>: 1, <code>b</code>: 2`)
+    inline: bool = False
 
 
 PageSection = Literal["requirements", "examples", "constraints"]

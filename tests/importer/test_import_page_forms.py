@@ -99,3 +99,20 @@ def test_hide_names_a_scalar(runner, tmp_path: Path):
     result = runner.invoke(app, ["generate", "--out", str(tmp_path / "tree"), str(spec)])
     assert result.exit_code == 1
     assert "'x' is not a scalar of the signature (name one of N, nnz, scale)" in result.output
+
+
+def test_an_indented_bmatrix_example_with_inline_scalars_comes_from_its_values(
+    runner, tmp_path: Path
+):
+    """Lines indented inside the <p>s, the scalars on one line, an explanation after a blank
+    line: page.matrix.indent and .inline, the explanation keeping its blank line, no display."""
+    challenge = PAGE_FORMS / "medium" / "215_matrix_shift"
+    imported = import_challenge(challenge)
+    (example,) = examples_of(imported)
+    assert "display" not in example
+    assert example["explanation"].startswith("\n<p>\n  Every element is scaled")
+    assert yaml.safe_load(imported.spec_text)["page"] == {
+        "matrix": {"indent": "  ", "inline": True}
+    }
+    page = regenerated_page(runner, imported, tmp_path, challenge)
+    assert page == (challenge / "challenge.html").read_text()
