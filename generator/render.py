@@ -817,7 +817,9 @@ def own_sections(spec: Spec) -> OwnSections:
     """The spec's own sections, each under the standard section it follows."""
     grouped: Dict[str, List[OwnSection]] = {}
     for section in spec.sections:
-        shown = OwnSection("\n" * section.gap, section.title, section.html.strip("\n"))
+        lead = section.html[: len(section.html) - len(section.html.lstrip())]
+        html = "\n" * lead.count("\n") + section.html.strip("\n")  # a blank line after <h2> kept
+        shown = OwnSection("\n" * section.gap, section.title, html)
         grouped.setdefault(section.after, []).append(shown)
     return OwnSections(**grouped)
 

@@ -274,13 +274,21 @@ def own_sections(page: Page) -> List[OwnSection]:
             OwnSection(
                 heading,
                 heading_html(page, heading),
-                page.body(heading).strip("\n").rstrip(),
+                _own_html(page.body(heading)),
                 places[last],
                 _blank_lines_before(page.text, heading.start),
                 last == "example" and "example" in later,
             )
         )
     return found
+
+
+def _own_html(body: str) -> str:
+    """A section's HTML: its text, after the blank lines that stand between it and its <h2>
+    (kept, as the page writes them)."""
+    text = body.rstrip()
+    blank = re.match(r"(?:[ \t]*\n)*", text)  # the first ends the <h2>'s own line
+    return "\n" * max(blank.group(0).count("\n") - 1, 0) + text[blank.end() :]
 
 
 def section_kind(title: str) -> Optional[str]:

@@ -43,6 +43,14 @@ def test_an_example_with_a_derivation_keeps_the_authors_text(runner, tmp_path: P
     assert page == (challenge / "challenge.html").read_text()
 
 
+def test_an_own_section_keeps_the_blank_line_after_its_heading():
+    imported = import_challenge(PAGE_FORMS / "easy" / "211_noted_scale")
+    (section,) = yaml.safe_load(imported.spec_text)["sections"]
+    assert section["title"] == "Why Order Does Not Matter" and section["after"] == "examples"
+    assert section["html"].startswith("\n<p>No element of <code>y</code>")
+    assert imported.identical["challenge.html"]
+
+
 def test_without_written_examples_the_derivation_is_rewritten_from_the_values():
     imported = import_challenge(PAGE_FORMS / "easy" / "211_noted_scale", written_examples=False)
     assert all("display" not in example for example in examples_of(imported))
