@@ -682,7 +682,7 @@ class ChallengeHtmlContext(TemplateContext):
     requirements: List[Tuple[str, str]]
     constraints: List[Tuple[str, str]]
     examples: List[html.ExampleSection]
-    performance_bullet: str
+    performance_bullet: Optional[str]  # none where the last constraint is the page's own
     blank_line_before_performance: bool
     #: spaces before each structural line (<h2>, <ul>, </ul>, <pre>, </pre>)
     indent: str
@@ -801,8 +801,12 @@ def challenge_html_context(loaded: LoadedSpec) -> ChallengeHtmlContext:
         requirements=list(zip(indents[:split], items[:split])),
         constraints=list(zip(indents[split:], items[split:])),
         examples=[example_section(spec, ex, t) for ex, t in zip(examples, titles)],
-        performance_bullet=html.performance_bullet(performance_sizes(spec)),
-        blank_line_before_performance=spec.performance.blank_line and bool(spec.constraints),
+        performance_bullet=(
+            html.performance_bullet(performance_sizes(spec)) if spec.performance.bullet else None
+        ),
+        blank_line_before_performance=spec.performance.blank_line
+        and bool(spec.constraints)
+        and spec.performance.bullet,
         indent=spec.page.indent,
         heading_gap=list(spec.page.heading_gap),
         requirements_gap=gaps[0],

@@ -23,7 +23,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import torch
 
-from generator.challenge.page import blank_before_bullet
+from generator.challenge.page import BULLET, blank_before_bullet
 from generator.challenge.page import read_page as read_page_facts
 from generator.dtypes import lookup
 from generator.example_check import compile_function, start_value, verify_example
@@ -1083,13 +1083,17 @@ def _page_form(
 
 def _bullet_layout(params: List[ParamInfo], text: str, page: page_reader.Page) -> Dict[str, Any]:
     """`shown` when the bullet names other scalars than every int size; `blank_line: false` when
-    no blank line stands before it (chgen's default has one)."""
+    no blank line stands before it (chgen's default has one); `bullet: false` when the page's
+    bullet is kept as its last constraint (written over several lines)."""
     layout: Dict[str, Any] = {}
     every = [p.name for p in params if not p.is_tensor and p.dtype == "int32"]
     shown = [name for name in page.performance if name in {p.name for p in params}]
     if page.performance and shown == list(page.performance) and shown != every:
         layout["shown"] = shown
-    if page.performance and not blank_before_bullet(text):
+    last = " ".join(page.constraints[-1].split()) if page.constraints else ""
+    if page.performance and last.lower().startswith(BULLET.lower()):
+        layout["bullet"] = False  # the page's own, broken over lines: kept as its last item
+    elif page.performance and not blank_before_bullet(text):
         layout["blank_line"] = False
     return layout
 

@@ -520,6 +520,9 @@ class Performance(Strict):
     shown: Optional[List[str]] = None
     #: a blank line before the performance bullet, as most public pages have
     blank_line: bool = True
+    #: chgen writes the performance bullet; false where the last constraint is the page's own,
+    #: written as given (e.g. broken over several lines)
+    bullet: bool = True
 
 
 class Mutant(Strict):

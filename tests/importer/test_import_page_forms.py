@@ -124,3 +124,20 @@ def test_an_indented_bmatrix_example_with_inline_scalars_comes_from_its_values(
     }
     page = regenerated_page(runner, imported, tmp_path, challenge)
     assert page == (challenge / "challenge.html").read_text()
+
+
+def test_a_performance_bullet_broken_over_lines_is_kept_as_written(runner, tmp_path: Path):
+    challenge = PAGE_FORMS / "medium" / "215_matrix_shift"
+    imported = import_challenge(challenge)
+    data = yaml.safe_load(imported.spec_text)
+    assert data["performance"]["bullet"] is False
+    assert data["constraints"][-1].split() == [
+        "Performance", "is", "measured", "with", "<code>M</code>", "=", "4,096,",
+        "<code>N</code>", "=", "4,096",
+    ]  # fmt: skip
+    assert imported.identical["challenge.html"]
+    (spec, *_) = imported.write(tmp_path / "specs" / imported.spec_name)
+    spec.write_text(spec.read_text().replace("\\n    Performance is measured", "\\n    Timed"))
+    result = runner.invoke(app, ["generate", "--out", str(tmp_path / "tree"), str(spec)])
+    assert result.exit_code == 1
+    assert "performance.bullet is false but the last constraint is no 'Performance" in result.output
