@@ -899,14 +899,13 @@ def _examples(
 def _hidden_scalars(read: _Read, written: page_reader.PageExample) -> List[str]:
     """The scalars chgen would list (those no tensor's shape gives) that the section's scalar
     labels do not name: a count the page leaves to its data, e.g. a sparse matrix's `nnz`."""
-    if written.form not in ("pre", "bmatrix"):
-        return []
+    known = {p.name for p in read.params}
+    if written.form not in ("pre", "bmatrix") or not set(written.labels) <= known:
+        return []  # a label in LaTeX (`\\alpha`) may be any scalar's: nothing is hidden
     return [
         p.name
         for p in read.params
-        if not p.is_tensor
-        and p.name not in read.sizes
-        and not any(p.name in label for label in written.labels)
+        if not p.is_tensor and p.name not in read.sizes and p.name not in written.labels
     ]
 
 
