@@ -901,7 +901,7 @@ def _hidden_scalars(read: _Read, written: page_reader.PageExample) -> List[str]:
     labels do not name: a count the page leaves to its data, e.g. a sparse matrix's `nnz`."""
     known = {p.name for p in read.params}
     if written.form not in ("pre", "bmatrix") or not set(written.labels) <= known:
-        return []  # a label in LaTeX (`\\alpha`) may be any scalar's: nothing is hidden
+        return []  # a label in LaTeX (`\alpha`) may be any scalar's: nothing is hidden
     return [
         p.name
         for p in read.params
