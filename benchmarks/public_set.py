@@ -6,7 +6,8 @@ TREE is a folder holding challenges/ (a clone of the public LeetGPU set). The pi
 runs it: `chgen import TREE --out SPECS --report` (timed) -> `chgen generate` of those specs into a
 temporary tree with an empty cache (timed; a spec it refuses is dropped and the rest generated
 again) -> `chgen check TREE` (which public starters and pages pass the starter and HTML rules) ->
-file by file comparison of the regenerated tree with the public one -> every regenerated Mojo
+file by file comparison of the regenerated tree with the public one (a page identical because an
+example keeps the page's own text, its `display`, is counted again apart) -> every regenerated Mojo
 starter built with Mojo (the judge's build command, two at a time, no warnings allowed).
 
 With --constructs it also counts, over the imported specs, challenge.py equivalent strictly and up
@@ -165,7 +166,7 @@ def compare(
     """Starters, pages and challenge.py of every generated challenge against the public ones."""
     public_root, ours = challenges_root(tree), work / "tree" / "challenges"
     starters: Dict[str, Counter] = {s: Counter() for s in STARTERS}
-    differing, pages = [], Counter()
+    differing, pages, pages_differing = [], Counter(), []
     equivalent, not_equivalent = 0, []
     for entry in imported:
         if entry["spec"][: -len(".yaml")] not in generated:
@@ -187,11 +188,16 @@ def compare(
                 differing.append({"challenge": label, "starter": starter, "public_flagged": flags})
         page_flags = [c for c in findings.get(f"{label}/challenge.html", []) if c.startswith("H")]
         page_same = _same(public_dir / "challenge.html", our_dir / "challenge.html")
+        written = page_same and _uses_display(work / "specs" / entry["spec"])
         pages["compared"] += 1
         pages["identical"] += page_same
+        pages["identical_through_display"] += written
         if not page_flags:
             pages["public_passes_rules"] += 1
             pages["identical_where_public_passes"] += page_same
+            pages["identical_through_display_where_public_passes"] += written
+            if not page_same:
+                pages_differing.append(label)
         if entry["not_equivalent"]:
             not_equivalent.append({"challenge": label, "problems": len(entry["not_equivalent"])})
         else:
@@ -200,9 +206,20 @@ def compare(
         "starters": {k: dict(v) for k, v in starters.items()},
         "starters_differing": differing,
         "pages": dict(pages),
+        "pages_differing_where_public_passes": pages_differing,
         "challenge_py_equivalent": equivalent,
         "challenge_py_not_equivalent": not_equivalent,
     }
+
+
+def _uses_display(spec: Path) -> bool:
+    """Whether an example of the imported spec keeps the page's own text (`display`) instead of
+    being written from its values."""
+    import yaml
+
+    data = yaml.safe_load(spec.read_text()) if spec.is_file() else {}
+    examples = data.get("examples") or [data.get("example") or {}]
+    return any("display" in example for example in examples)
 
 
 def _same(a: Path, b: Path) -> bool:
@@ -296,6 +313,7 @@ def summary(data: dict) -> List[Tuple[str, str, str, bool]]:
     pages = data["comparison"]["pages"]
     page_pass = pages.get("public_passes_rules", 0)
     page_same = pages.get("identical_where_public_passes", 0)
+    page_written = pages.get("identical_through_display_where_public_passes", 0)
     mojo = data["mojo"]
     seconds = data["seconds"]["import"] + data["seconds"]["generate"]
     rows = [
@@ -310,6 +328,9 @@ def summary(data: dict) -> List[Tuple[str, str, str, bool]]:
          f"{page_same} of {page_pass} ({percent(page_same, page_pass)}%)",
          f">= {GOALS['pages_identical_percent']}%",
          percent(page_same, page_pass) >= GOALS["pages_identical_percent"]),
+        ("pages identical through the author's display text (of those above)",
+         f"{page_written} of {page_same}; from the values alone {page_same - page_written} of "
+         f"{page_pass} ({percent(page_same - page_written, page_pass)}%)", "", True),
         ("challenge.py equivalent",
          f"{data['comparison']['challenge_py_equivalent']} of {generated}", "", True),
         ("Mojo starters built without warnings", f"{mojo['built']} of {mojo['tried']}",
@@ -364,6 +385,9 @@ def markdown(data: dict, rows) -> str:
     for item in data["comparison"]["starters_differing"]:
         flags = ", ".join(item["public_flagged"]) or "none (chgen's gap)"
         lines.append(f"| {item['challenge']} | {item['starter']} | {flags} |")
+    lines += ["", "## Pages that differ (public page passes the HTML rules)", ""]
+    differing_pages = data["comparison"].get("pages_differing_where_public_passes", [])
+    lines += [f"- {label}" for label in differing_pages] or ["none"]
     lines += ["", "## Mojo builds that fail", ""]
     failures = data["mojo"]["failures"]
     lines += [f"- {f['challenge']}: `{f['first_error']}`" for f in failures] or ["none"]

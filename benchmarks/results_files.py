@@ -223,9 +223,8 @@ def _profile_table(entries: List[Dict[str, Any]]) -> List[str]:
     lines = ["", "## Where the time goes", ""]
     lines += ["Profiled in the same run (benchmarks/harness_check.py profile; kernels from "
               "torch.profiler's CUDA activity trace).", ""]  # fmt: skip
-    lines += [
-        "| Solution | Judge isolates it | Judge ms | Kernels ms | Rest ms | Host call ms | Kernels |"
-    ]
+    header = ["Solution", "Judge isolates it", "Judge ms", "Kernels ms", "Rest ms", "Host call ms"]
+    lines.append("| " + " | ".join(header + ["Kernels"]) + " |")
     lines.append("|---|---|---:|---:|---:|---:|---|")
     for entry in entries:
         if "error" in entry:

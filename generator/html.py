@@ -136,6 +136,8 @@ class MatrixLayout:
     times: str = "&times;"
     gap: bool = True
     squeeze: bool = False
+    indent: str = ""
+    inline: bool = False
 
 
 def unbatched(data: Any) -> Any:
@@ -278,18 +280,25 @@ def example_blocks(
         lines = [scalar_line(n, latex, v, given) for n, latex, v in scalar_lines]
         heading = "<strong>{}:</strong>" if matrix.strong else "{}:"
 
+        def indented(text: str) -> str:
+            return "\n".join(matrix.indent + line for line in text.split("\n"))
+
         def block(name: str, value: Any, form: NumberFormat) -> str:
             label = tensor_label(name, value, matrix.labels, matrix.times)
-            return label + "\n" + bmatrix(unbatched(value) if matrix.squeeze else value, form)
+            shown = unbatched(value) if matrix.squeeze else value
+            return indented(label + "\n" + bmatrix(shown, form))
 
+        if matrix.inline and lines:
+            lines = [", ".join(lines)]
         return MatrixExample(
             title=title,
             inputs=[block(n, v, given) for n, _, v in inputs],
             outputs=[block(n, v, got) for n, _, v in outputs],
-            scalar_lines=[line + "<br>" for line in lines[:-1]] + lines[-1:],
+            scalar_lines=[indented(line + "<br>") for line in lines[:-1]]
+            + [indented(line) for line in lines[-1:]],
             explanation=explanation,
-            input_heading=heading.format("Input"),
-            output_heading=heading.format("Output"),
+            input_heading=indented(heading.format("Input")),
+            output_heading=indented(heading.format("Output")),
             split=matrix.split,
             gap=matrix.gap,
         )

@@ -682,7 +682,7 @@ class ChallengeHtmlContext(TemplateContext):
     requirements: List[Tuple[str, str]]
     constraints: List[Tuple[str, str]]
     examples: List[html.ExampleSection]
-    performance_bullet: str
+    performance_bullet: Optional[str]  # none where the last constraint is the page's own
     blank_line_before_performance: bool
     #: spaces before each structural line (<h2>, <ul>, </ul>, <pre>, </pre>)
     indent: str
@@ -717,9 +717,12 @@ def example_section(spec: Spec, example: Example, title: str) -> html.ExampleSec
     scalar_lines = [
         (p.name, p.latex, example.scalars[p.name])
         for p in spec.signature
-        if not p.is_tensor and (listed or p.name not in sizes)
+        if not p.is_tensor and (listed or p.name not in sizes) and p.name not in example.hide
     ]
-    explanation = example.explanation.strip() if example.explanation else None
+    explanation = None
+    if example.explanation:  # its own blank lines before it are the page's (a bmatrix's gap)
+        lead = example.explanation[: len(example.explanation) - len(example.explanation.lstrip())]
+        explanation = "\n" * lead.count("\n") + example.explanation.strip()
     pre, matrix = spec.page.pre, spec.page.matrix
     return html.example_blocks(
         title,
@@ -731,7 +734,14 @@ def example_section(spec: Spec, example: Example, title: str) -> html.ExampleSec
             pre.tight, pre.aligned, tuple(pre.unnamed), pre.inline, pre.indent, pre.size_note
         ),
         html.MatrixLayout(
-            matrix.strong, matrix.split, matrix.labels, matrix.times, matrix.gap, matrix.squeeze
+            matrix.strong,
+            matrix.split,
+            matrix.labels,
+            matrix.times,
+            matrix.gap,
+            matrix.squeeze,
+            matrix.indent,
+            matrix.inline,
         ),
         [(p.name, example.scalars[p.name]) for p in spec.signature if p.name in sizes],
         number_formats(example),
@@ -792,8 +802,12 @@ def challenge_html_context(loaded: LoadedSpec) -> ChallengeHtmlContext:
         requirements=list(zip(indents[:split], items[:split])),
         constraints=list(zip(indents[split:], items[split:])),
         examples=[example_section(spec, ex, t) for ex, t in zip(examples, titles)],
-        performance_bullet=html.performance_bullet(performance_sizes(spec)),
-        blank_line_before_performance=spec.performance.blank_line and bool(spec.constraints),
+        performance_bullet=(
+            html.performance_bullet(performance_sizes(spec)) if spec.performance.bullet else None
+        ),
+        blank_line_before_performance=spec.performance.blank_line
+        and bool(spec.constraints)
+        and spec.performance.bullet,
         indent=spec.page.indent,
         heading_gap=list(spec.page.heading_gap),
         requirements_gap=gaps[0],
@@ -808,7 +822,9 @@ def own_sections(spec: Spec) -> OwnSections:
     """The spec's own sections, each under the standard section it follows."""
     grouped: Dict[str, List[OwnSection]] = {}
     for section in spec.sections:
-        shown = OwnSection("\n" * section.gap, section.title, section.html.strip("\n"))
+        lead = section.html[: len(section.html) - len(section.html.lstrip())]
+        html = "\n" * lead.count("\n") + section.html.strip("\n")  # a blank line after <h2> kept
+        shown = OwnSection("\n" * section.gap, section.title, html)
         grouped.setdefault(section.after, []).append(shown)
     return OwnSections(**grouped)
 

@@ -11,6 +11,7 @@ import ast
 import bisect
 import functools
 import html as html_text
+import itertools
 import re
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, NamedTuple, Optional, Tuple
@@ -273,13 +274,21 @@ def own_sections(page: Page) -> List[OwnSection]:
             OwnSection(
                 heading,
                 heading_html(page, heading),
-                page.body(heading).strip("\n").rstrip(),
+                _own_html(page.body(heading)),
                 places[last],
                 _blank_lines_before(page.text, heading.start),
                 last == "example" and "example" in later,
             )
         )
     return found
+
+
+def _own_html(body: str) -> str:
+    """A section's HTML: its text, after the blank lines that stand between it and its <h2>
+    (kept, as the page writes them)."""
+    text = body.rstrip()
+    blank = re.match(r"(?:[ \t]*\n)*", text)  # the first ends the <h2>'s own line
+    return "\n" * max(blank.group(0).count("\n") - 1, 0) + text[blank.end() :]
 
 
 def section_kind(title: str) -> Optional[str]:
@@ -501,7 +510,52 @@ def _pre_values(
         read = _literal_at(text, m.end()) if sole else None
         if read:
             found.setdefault((sole, output), []).append(Shown(read[0], m.end(), read[1]))
+    for key, shown in _sliced_values(text, names, labels).items():
+        found.setdefault(key, []).append(shown)
     return found
+
+
+_SLICE_LEAD = re.compile(r"^\s*(?:(?:Input|Output)s?\s*:\s*)?$", re.I)
+_SLICE = re.compile(r"(?<![\w\]])([A-Za-z_]\w*)\[(\d+(?:\s*,\s*\d+)*)\]\s*=\s*")
+
+
+def _sliced_values(
+    text: str, names: List[str], labels: List[Tuple[int, bool]]
+) -> Dict[Tuple[str, bool], Shown]:
+    """A tensor written slice by slice, one slice a line, `X[0,0] = [[1, 1], [1, 1]]`,
+    `X[0,1] = ...`: the whole tensor, where the indices run over every position of their grid in
+    order and the slices are alike (else nothing)."""
+    slices: Dict[Tuple[str, bool], List[Tuple[Tuple[int, ...], int, Any]]] = {}
+    for m in _SLICE.finditer(text):
+        lead = text[text.rfind("\n", 0, m.start()) + 1 : m.start()]
+        if not _SLICE_LEAD.match(lead):  # a slice inside a derivation line is no example data
+            continue
+        read = _literal_at(text, m.end()) if m.group(1) in names else None
+        if read is not None:
+            index = tuple(int(i) for i in m.group(2).split(","))
+            key = (m.group(1), _is_output_at(labels, m.start()))
+            slices.setdefault(key, []).append((index, m.start(), read))
+    found: Dict[Tuple[str, bool], Shown] = {}
+    for key, parts in slices.items():
+        indices = [index for index, _, _ in parts]
+        grid = tuple(max(i[d] for i in indices) + 1 for d in range(len(indices[0])))
+        if indices != list(itertools.product(*(range(n) for n in grid))):
+            continue
+        if len({_shape_of(read[1]) for _, _, read in parts}) != 1:
+            continue
+        nested: Any = [read[1] for _, _, read in parts]
+        for size in reversed(grid[1:]):
+            nested = [nested[i : i + size] for i in range(0, len(nested), size)]
+        values = [pair for _, _, read in parts for pair in read[0]]
+        found[key] = Shown(values, parts[0][1], nested)
+    return found
+
+
+def _shape_of(value: Any) -> Tuple[int, ...]:
+    if isinstance(value, list):
+        inner = {_shape_of(v) for v in value}
+        return (len(value), *inner.pop()) if len(inner) == 1 else (len(value), -1)
+    return ()
 
 
 #: how a page names the matrix that follows: \text{x}, <code>x</code>, \(x\) or "x ="
@@ -509,7 +563,9 @@ _LABEL_NAME = re.compile(
     r"\\(?:text|mathbf|mathrm|mathit)\{\\?([A-Za-z_][\w\\]*)\}|<code>(\w+)</code>"
     r"|\\\(\s*([A-Za-z_]\w*)\s*\\\)|\b([A-Za-z_]\w*)\s*="
 )
-_DIRECT = re.compile(r"(?:\\text\{([A-Za-z_][\w\\]*)\}|([A-Za-z_][\w]*))\s*(?:_\{?\w+\}?)?\s*=\s*$")
+_DIRECT = re.compile(
+    r"(?:\\text\{([A-Za-z_][\w\\]*)\}|([A-Za-z_][\w]*))\s*(?:_\{?\w+\}?)?\s*&?=\s*$"
+)
 _CONTINUATION = re.compile(r"^\s*(\\\\|\\]|\\\[|\s|\\quad|\\qquad|,)*\s*(=|\+|-|\\cdot|\\times)")
 
 
@@ -562,6 +618,25 @@ def _matrix_values(section: str, names: List[str]) -> Dict[Tuple[str, bool], Lis
     return found
 
 
+def _matrix_scalars(section: str, names: List[str]) -> Dict[Tuple[str, bool], List[Shown]]:
+    """Scalars a bmatrix example writes in its math, `h = 1` or `N &= 2`: a name followed by one
+    number (a matrix after the name is not one)."""
+    plain = re.sub(r"<[^>]*>", lambda m: " " * len(m.group(0)), section)
+    labels = [(m.start(), m.group(1).lower() == "output") for m in _LABEL.finditer(plain)]
+    found: Dict[Tuple[str, bool], List[Shown]] = {}
+    for m in re.finditer(r"(?<![\w\\{])([A-Za-z_]\w*)\s*&?=\s*", plain):
+        if m.group(1) not in names:
+            continue
+        number = _NUMBER.match(plain, m.end())
+        if number and not plain[number.end() : number.end() + 1].isalnum():
+            value = ast.literal_eval(number.group(0).lstrip("+"))
+            key = (m.group(1), _is_output_at(labels, m.start()))
+            found.setdefault(key, []).append(
+                Shown([(float(value), number.group(0))], m.start(), value)
+            )
+    return found
+
+
 @dataclass
 class ShownValues:
     """The values an example shows, per (tensor or scalar name, shown in the Output part)."""
@@ -589,6 +664,8 @@ def example_values(
         base = heading.start + pre.start(1)
     else:
         found = _matrix_values(body, tensor_names)
+        for key, shown in _matrix_scalars(body, names).items():
+            found.setdefault(key, shown)
         base = heading.start
     labelled = bool(re.search(r"\bOutputs?\b", re.sub(r"<[^>]*>", " ", body), re.I))
     return ShownValues(found, base, labelled)
@@ -599,6 +676,8 @@ def example_values(
 _SCALAR_LINE_RE = re.compile(
     r"^(?:\\\((.+?) = [^\s\\]+\\\)|<code>(\w+)</code>: \S+?|\\\((.*?)\\\) = \S+?)(?:<br>)?$"
 )
+#: several scalars on one line, joined by ", ": `<code>a</code>: 1, <code>b</code>: 2`
+_INLINE_SCALARS_RE = re.compile(r"^<code>\w+</code>: [^\s,<]+(?:, <code>\w+</code>: [^\s,<]+)+$")
 
 
 def _example(page: Page, heading: Heading) -> Example:
@@ -618,8 +697,17 @@ def _example(page: Page, heading: Heading) -> Example:
 
 
 def _explanation(body: str, form: Optional[str]) -> Optional[str]:
-    """The <p> paragraphs that follow a <pre> example's block (a bmatrix example's data is
-    itself in <p>, so it has none this reader can tell apart)."""
+    """The <p> paragraphs that follow a <pre> example's block, or a bmatrix example's last
+    matrix's <p> (a bmatrix example's data is itself in <p>: the paragraphs after it)."""
+    if form == "bmatrix":
+        last = body.rfind("\\end{bmatrix}")
+        closing = body.find("</p>", last) if last >= 0 else -1
+        rest = body[closing + len("</p>") :].rstrip() if closing >= 0 else ""
+        text = rest.lstrip()
+        if not (text.startswith("<p") and text.endswith("</p>")) or "bmatrix" in text:
+            return None
+        # the blank lines between the data and the explanation are kept: the page's gap
+        return "\n" * max(rest[: len(rest) - len(text)].count("\n") - 1, 0) + text
     if form != "pre":
         return None
     closing = body.rfind("</pre>")
@@ -663,6 +751,9 @@ def _matrix_labels(body: str) -> List[str]:
     before = re.split(r"Output:\s*(?:<br>)?", body, maxsplit=1)[0]
     labels = []
     for line in before.splitlines():
+        if _INLINE_SCALARS_RE.match(line.strip()):
+            labels.extend(re.findall(r"<code>(\w+)</code>:", line))
+            continue
         match = _SCALAR_LINE_RE.match(line.strip())
         if match:
             labels.append(next(g for g in match.groups() if g is not None))
@@ -800,4 +891,15 @@ def _matrix_form(page: Page, examples: List[Example]) -> Dict[str, Any]:
         form["labels"] = "latex"
     if re.search(r"</code> \(\d+×\d+", body):
         form["times"] = "×"
+    inner = [
+        line
+        for part in re.findall(r"<p>\n(.*?)\n</p>", body, re.S)
+        for line in part.split("\n")
+        if line.strip()
+    ]
+    leads = {line[: len(line) - len(line.lstrip(" "))] for line in inner}
+    if len(leads) == 1 and leads != {""}:
+        form["indent"] = leads.pop()
+    if any(_INLINE_SCALARS_RE.match(line.strip()) for line in inner):
+        form["inline"] = True
     return form

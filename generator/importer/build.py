@@ -23,7 +23,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import torch
 
-from generator.challenge.page import blank_before_bullet
+from generator.challenge.page import BULLET, blank_before_bullet
 from generator.challenge.page import read_page as read_page_facts
 from generator.dtypes import lookup
 from generator.example_check import compile_function, start_value, verify_example
@@ -637,11 +637,12 @@ class _Read:
 
 
 def import_challenge(
-    directory: Path, seed: int = 0, inline_svg: bool = False, written_examples: bool = False
+    directory: Path, seed: int = 0, inline_svg: bool = False, written_examples: bool = True
 ) -> ImportResult:
     """Read `directory` (challenges/<difficulty>/<id>_<slug>) and write its spec in memory;
     `written_examples`: an example section chgen does not render as the page writes it keeps the
-    page's HTML as its `display`."""
+    page's HTML as its `display` (the author's text is not lost; its values are still those of
+    challenge.py, verified at generate time); off, every example is rendered from its values."""
     report = Report()
     for name in ("challenge.py", "challenge.html"):
         if not (directory / name).is_file():
@@ -761,18 +762,24 @@ def _original_rule_codes(read: _Read, page_text: str, report: Report) -> List[st
     """The rules `chgen check` (static) finds errors of in the original challenge: the forms it
     keeps, which the spec then tolerates, so that `chgen generate` reproduces them instead of
     refusing what the original already does. A page writing its examples in <pre> keeps that form
-    for 2-D data too (H009), though the original's generated example may hide the data's rank."""
-    from generator.challenge.page import example_forms, read_page
+    for 2-D data too (H009), though the original's generated example may hide the data's rank; so
+    does one writing 1-D data as one-row bmatrices (kept as the page's text, its `display`)."""
+    from generator.challenge.page import example_forms, multi_row_matrix, read_page
     from generator.checks.registry import ERROR
     from generator.checks.report import Options
     from generator.checks.runner import run as run_checks
 
     findings = run_checks([read.directory], Options()).findings
     found = {f.code for f in findings if f.severity == ERROR and not f.code.startswith("G")}
-    forms = example_forms(read_page(page_text))
+    parsed = read_page(page_text)
+    forms = example_forms(parsed)
     example = read.run.example.values if read.run.example is not None else {}
-    two_d = any(getattr(v, "ndim", 0) == 2 for v in example.values())
+    ranks = [v.ndim for v in example.values() if isinstance(v, torch.Tensor)]
+    two_d = 2 in ranks
     if "pre" in forms and "bmatrix" not in forms and two_d:
+        found.add("H009")
+    flat_only = ranks and max(ranks) <= 1 and not multi_row_matrix(parsed)
+    if "bmatrix" in forms and "pre" not in forms and flat_only:
         found.add("H009")
     codes = sorted(found)
     if codes:
@@ -910,14 +917,31 @@ def _examples(
     for entry, written, default in zip(found, page.examples, titles):
         if written.title != default:
             entry["title"] = written.title
-        if written.explanation:
-            entry["explanation"] = written.explanation
+        if written.explanation:  # several lines: a literal block, as the page writes them
+            multiline = "\n" in written.explanation
+            entry["explanation"] = written.explanation + "\n" * multiline
         if not page.matrix and set(written.labels) & set(read.sizes):
             entry["show_sizes"] = True
+        hidden = _hidden_scalars(read, written)
+        if hidden:
+            entry["hide"] = hidden
         numbers = page_reader.example_numbers(*_number_pairs(entry, written.shown))
         if numbers:
             entry["numbers"] = numbers
     return found
+
+
+def _hidden_scalars(read: _Read, written: page_reader.PageExample) -> List[str]:
+    """The scalars chgen would list (those no tensor's shape gives) that the section's scalar
+    labels do not name: a count the page leaves to its data, e.g. a sparse matrix's `nnz`."""
+    known = {p.name for p in read.params}
+    if written.form not in ("pre", "bmatrix") or not set(written.labels) <= known:
+        return []  # a label in LaTeX (`\alpha`) may be any scalar's: nothing is hidden
+    return [
+        p.name
+        for p in read.params
+        if not p.is_tensor and p.name not in read.sizes and p.name not in written.labels
+    ]
 
 
 def _number_pairs(entry: Dict[str, Any], shown: Any) -> Tuple[List[Any], List[Any]]:
@@ -1040,7 +1064,9 @@ def _keep_written_examples(
         body, mine = written.body(match.heading), ours.body(section.heading)
         if body.strip("\n") == mine.strip("\n"):
             continue
-        block = body.strip("\n")
+        # the block's own lines only: not the blank lines (nor the next heading's indentation)
+        # around it, which the page's layout writes
+        block = re.sub(r"^(?:[ \t]*\n)+", "", body.rstrip())
         explanation = (entry.get("explanation") or "").strip()
         if explanation and block.endswith("\n" + explanation):
             block = block[: -len(explanation)].rstrip("\n")
@@ -1091,13 +1117,17 @@ def _page_form(
 
 def _bullet_layout(params: List[ParamInfo], text: str, page: page_reader.Page) -> Dict[str, Any]:
     """`shown` when the bullet names other scalars than every int size; `blank_line: false` when
-    no blank line stands before it (chgen's default has one)."""
+    no blank line stands before it (chgen's default has one); `bullet: false` when the page's
+    bullet is kept as its last constraint (written over several lines)."""
     layout: Dict[str, Any] = {}
     every = [p.name for p in params if not p.is_tensor and p.dtype == "int32"]
     shown = [name for name in page.performance if name in {p.name for p in params}]
     if page.performance and shown == list(page.performance) and shown != every:
         layout["shown"] = shown
-    if page.performance and not blank_before_bullet(text):
+    last = " ".join(page.constraints[-1].split()) if page.constraints else ""
+    if page.performance and last.lower().startswith(BULLET.lower()):
+        layout["bullet"] = False  # the page's own, broken over lines: kept as its last item
+    elif page.performance and not blank_before_bullet(text):
         layout["blank_line"] = False
     return layout
 

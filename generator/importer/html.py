@@ -33,6 +33,7 @@ class PageExample:
     explanation: Optional[str]  # HTML under the data
     labels: List[str]  # `name = value` labels of the Input part (<pre>)
     shown: ShownValues  # every value it writes, per (name, in the Output part)
+    form: Optional[str] = None  # "pre", "bmatrix", or None (neither)
 
 
 @dataclass
@@ -108,8 +109,10 @@ def read_page(
         sections.append({**section, "html": own.html + "\n"})
     performance: Dict[str, int] = {}
     bullet = performance_bullet(page)
-    if bullet is not None and constraints and constraints[-1].lower().startswith(BULLET.lower()):
-        constraints.pop()
+    last = " ".join(constraints[-1].split()).lower() if constraints else ""
+    if bullet is not None and last.startswith(BULLET.lower()):
+        if "\n" not in constraints[-1]:  # else kept as the page breaks it (performance.bullet)
+            constraints.pop()
         performance = {item.name: item.number for item in bullet[1] if item.number is not None}
     else:
         notes.append("challenge.html: no performance bullet; chgen writes one from the test")
@@ -133,6 +136,7 @@ def read_page(
             e.explanation,
             e.input_labels,
             example_values(page, e, names or outputs, names or outputs, sole_in, sole_out),
+            e.form,
         )
         for e in shown_examples
     ]

@@ -208,6 +208,9 @@ def _section_lines(value: Dict[str, Any], indent: int) -> List[str]:
             lines.append(f"{pad}{k}:")
             for name, data in v.items():
                 lines.extend(value_lines(name, data, indent + 2))
+        elif k in ("display", "explanation") and isinstance(v, str) and "\n" in v.strip(" "):
+            # the page's own HTML, kept as it reads
+            lines.extend(pad + line if line else "" for line in block(k, v))
         else:
             lines.extend(value_lines(k, v, indent))
     return lines

@@ -18,6 +18,7 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
 
 from pydantic import BaseModel, ValidationError
 
+from generator.challenge.page import BULLET
 from generator.dtypes import DTYPES, lookup
 from generator.naming import IDENT_RE, SPEC_NAME_RE, find_specs  # noqa: F401 - re-exported
 from generator.spec import shapes
@@ -757,6 +758,13 @@ def _validate_performance(view: SignatureView) -> Iterable[Issue]:
                 f"{name!r} is not a scalar parameter",
                 "use the name of a scalar in the signature",
             )
+    last = " ".join(re.sub(r"<[^>]*>", " ", (spec.constraints or [""])[-1]).split())
+    if not perf.bullet and not last.lower().startswith(BULLET.lower()):
+        yield (
+            ("performance", "bullet"),
+            f"performance.bullet is false but the last constraint is no '{BULLET} ...' item",
+            "end the constraints with the bullet as the page writes it, or drop bullet: false",
+        )
     try:
         if eval_size_expression(perf.min_bytes, perf.scalars) <= 0:
             yield (
@@ -1228,6 +1236,14 @@ def _check_example(spec, index, params, inputs, outputs) -> Iterable[Issue]:
                 base + ("outputs", key),
                 f"{key!r} is not an output tensor",
                 "use the name of an out or inout tensor",
+            )
+    scalar_names = [p.name for p in spec.signature if not p.is_tensor]
+    for i, name in enumerate(ex.hide):
+        if name not in scalar_names:
+            yield (
+                base + ("hide", i),
+                f"{name!r} is not a scalar of the signature",
+                f"name one of {', '.join(scalar_names) or '(none)'}",
             )
     for p in inputs:
         if p.name not in ex.inputs:

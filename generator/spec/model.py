@@ -361,6 +361,8 @@ class Example(Strict):
     title: Optional[str] = None
     #: the <pre> form lists the sizes too (`N = 4`), as a minority of public pages do
     show_sizes: bool = False
+    #: scalars the section does not write (a count the page leaves to its data, e.g. `nnz`)
+    hide: List[str] = Field(default_factory=list)
     #: how the page rounds the example's floats (default: chgen's shortest form)
     numbers: Optional[NumberForm] = None
     #: escape hatch: the HTML of the example's data block, shown instead of the rendered values
@@ -423,6 +425,10 @@ class MatrixForm(Strict):
     #: (`<code>K</code> (1&times;3&times;4):` over a 3x4 bmatrix), as pages showing a batch of
     #: one do; such data then counts as 2-D in choosing the example's form
     squeeze: bool = False
+    #: spaces before every line inside the example's <p>s (the <p> tags stay at the margin)
+    indent: Spaces = ""
+    #: the scalars on one line, joined by ", " (`<code>a</code>: 1, <code>b</code>: 2`)
+    inline: bool = False
 
 
 PageSection = Literal["requirements", "examples", "constraints"]
@@ -518,6 +524,9 @@ class Performance(Strict):
     shown: Optional[List[str]] = None
     #: a blank line before the performance bullet, as most public pages have
     blank_line: bool = True
+    #: chgen writes the performance bullet; false where the last constraint is the page's own,
+    #: written as given (e.g. broken over several lines)
+    bullet: bool = True
 
 
 class Mutant(Strict):

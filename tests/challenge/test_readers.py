@@ -221,6 +221,39 @@ def test_pre_examples_give_inputs_and_outputs_at_their_positions():
     assert _at(text, *page.pos(shown.base + y.offset)).startswith("y = [2.5")
 
 
+SLICED = """<h2>Example</h2>
+<pre>
+Input:  x[0] = [[1, 2]]
+        x[1] = [[3, 4]]
+Output: y[0] = [[2, 4]]
+        y[1] = [[6, 8]]
+Steps:  t=0: 2 * x[0] -> y[0] = [[9, 9]]
+</pre>
+"""
+
+
+def test_a_tensor_written_slice_by_slice_is_read_whole():
+    page = read_page(SLICED)
+    shown = example_values(page, page.examples()[0], ["x", "y"], ["x", "y"])
+    assert shown.found[("x", False)][0].nested == [[[1, 2]], [[3, 4]]]
+    # a slice inside a derivation line is no data: y is its two leading slices alone
+    assert [s.nested for s in shown.found[("y", True)]] == [[[[2, 4]], [[6, 8]]]]
+    assert _at(SLICED, *page.pos(shown.base + shown.found[("x", False)][0].offset)).startswith(
+        "x[0] = [[1, 2]]"
+    )
+
+
+def test_an_aligned_bmatrix_example_names_its_matrices_and_scalars():
+    text = (
+        "<h2>Example</h2>\n<p>\nInput:\n\\[\n\\begin{align*}\nN &= 2, \\quad k = -0.5 \\\\[1em]\n"
+        "A &= \\begin{bmatrix} 1.0 & 2.0 \\end{bmatrix}\n\\end{align*}\n\\]\n</p>\n"
+    )
+    page = read_page(text)
+    shown = example_values(page, page.examples()[0], ["A", "N", "k"], ["A", "N", "k"])
+    assert shown.found[("A", False)][0].nested == [[1.0, 2.0]]
+    assert shown.found[("N", False)][0].nested == 2 and shown.found[("k", False)][0].nested == -0.5
+
+
 def test_math_spans_skip_literal_regions_and_know_display_math():
     text = "<p>\\(a\\) <code>\\(b\\)</code></p>\n<pre>\\[c\\]</pre>\n\\[d\\] \\(e"
     spans = math_spans(read_page(text))
