@@ -13,6 +13,7 @@ challenge.py files are checked for equivalence; whatever differs is in the repor
 from __future__ import annotations
 
 import ast
+import copy
 import math
 import re
 import tempfile
@@ -723,10 +724,21 @@ def import_challenge(
         "tolerated_rules": _original_rule_codes(read, page_text, report) or None,
     }
     _squeeze_batches_of_one(data, page_text, report)
+    spec_name = f"{challenge_id}_{slug}.yaml"
     if written_examples:
-        spec_name = f"{challenge_id}_{slug}.yaml"
-        _keep_written_examples(page_text, data, spec_name, svg_name, page.svg, report)
-    return _finish(read, data, f"{challenge_id}_{slug}.yaml", svg_name, page.svg, report)
+        structured = copy.deepcopy(data)
+        kept = _keep_written_examples(page_text, data, spec_name, svg_name, page.svg)
+        wrong = kept and _page_contradicts_example(data, spec_name, svg_name, page.svg)
+        if wrong:
+            # the author's text would be kept wrong: the example is shown from its values
+            data = structured
+            report.note(
+                f"challenge.html: the page's example shows values its own challenge.py does not "
+                f"produce (D001 {wrong}); chgen renders the example from the values instead"
+            )
+        for note in kept if not wrong else []:
+            report.note(note)
+    return _finish(read, data, spec_name, svg_name, page.svg, report)
 
 
 def _squeeze_batches_of_one(data: Dict[str, Any], page_text: str, report: Report) -> None:
@@ -1039,10 +1051,11 @@ def _keep_written_examples(
     spec_name: str,
     svg_name: Optional[str],
     svg_text: Optional[str],
-    report: Report,
-) -> None:
+) -> List[str]:
     """Give every example whose section the spec does not render as the page writes it the
-    page's data block as its `display` (the explanation too where it is not the block's end)."""
+    page's data block as its `display` (the explanation too where it is not the block's end);
+    the report's note for each one kept."""
+    notes: List[str] = []
     examples = data["examples"] or [data["example"]]
     with tempfile.TemporaryDirectory(prefix="chgen-import-page-") as tmp:
         root = Path(tmp)
@@ -1050,9 +1063,9 @@ def _keep_written_examples(
         try:
             rendered = render_page(load_spec(spec_path, root))
         except Exception:  # noqa: BLE001 - the main pass reports why the spec fails
-            return
+            return notes
     if rendered == page_text:
-        return
+        return notes
     written = read_page_facts(page_text)
     ours = read_page_facts(rendered)
     theirs = list(written.examples())
@@ -1074,10 +1087,42 @@ def _keep_written_examples(
             entry.pop("explanation", None)
         entry["display"] = block + "\n"
         entry.pop("numbers", None)
-        report.note(
+        notes.append(
             f"challenge.html: example {number}'s data is kept as the page writes it (display); "
             "chgen does not render it from the values"
         )
+    return notes
+
+
+def _page_contradicts_example(
+    data: Dict[str, Any], spec_name: str, svg_name: Optional[str], svg_text: Optional[str]
+) -> Optional[str]:
+    """D001's message when the page, with the examples' `display`, shows values the challenge's
+    generate_example_test or reference does not produce (the page's own mistake, which
+    `chgen generate` would refuse), else None. Runs the challenge's code, as the import worker
+    (a process of its own, in the spec-code sandbox) already does."""
+    from generator.checks import challenge_py, deep
+    from generator.checks.report import Options
+    from generator.checks.report import Report as CheckReport
+    from generator.checks.source import ChallengeDir, Tree
+
+    with tempfile.TemporaryDirectory(prefix="chgen-import-display-") as tmp:
+        root = Path(tmp)
+        try:
+            loaded = load_spec(_write_spec(root, data, spec_name, svg_name, svg_text), root)
+            files = render_challenge(loaded)
+        except Exception:  # noqa: BLE001 - the main pass reports why the spec fails
+            return None
+        for path, text in {**render_core(), **files}.items():
+            target = root / "tree" / path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text, encoding="utf-8")
+        name = f"challenges/{loaded.spec.difficulty}/{loaded.spec.dir_name}"
+        found = CheckReport(Options(select=("D001",)))
+        challenge = ChallengeDir(root / "tree" / name, name, Tree(root / "tree", ""))
+        model = challenge_py.check(challenge, found)
+        deep.check_here([challenge], {challenge.path: model}, found)
+        return next((f.message for f in found.sorted() if f.code == "D001"), None)
 
 
 def _check_performance_bullet(

@@ -141,3 +141,24 @@ def test_a_performance_bullet_broken_over_lines_is_kept_as_written(runner, tmp_p
     result = runner.invoke(app, ["generate", "--out", str(tmp_path / "tree"), str(spec)])
     assert result.exit_code == 1
     assert "performance.bullet is false but the last constraint is no 'Performance" in result.output
+
+
+def test_an_authors_text_with_wrong_values_is_not_kept(runner, tmp_path: Path):
+    """A derivation whose output disagrees with challenge.py's reference would be refused by
+    generate (D001): the import shows that example from its values instead, and says why."""
+    import shutil
+
+    original = PAGE_FORMS / "easy" / "211_noted_scale"
+    tree = tmp_path / "public" / "challenges"
+    shutil.copytree(PAGE_FORMS / "core", tree / "core")
+    challenge = tree / "easy" / original.name
+    shutil.copytree(original, challenge)
+    page = challenge / "challenge.html"
+    right = "Output: y = [2.5, -5.0, 1.25, 10.0]"
+    assert right in page.read_text()
+    page.write_text(page.read_text().replace(right, "Output: y = [2.5, -5.0, 1.25, 11.0]"))
+    imported = import_challenge(challenge)
+    assert all("display" not in example for example in examples_of(imported))
+    assert "its own challenge.py does not produce (D001 " in imported.spec_text
+    assert "kept as the page writes it" not in imported.spec_text
+    assert "11.0" not in regenerated_page(runner, imported, tmp_path, challenge)
