@@ -234,7 +234,7 @@ def stream_ordered(
         prepare()
     pristine = [t.clone() for t in inputs]
     for t in inputs:
-        t.fill_(float("nan") if t.is_floating_point() else -1)
+        t.fill_(_garbage(t))
     torch.cuda._sleep(ORDER_PROBE_CYCLES)
     for t, data in zip(inputs, pristine):
         t.copy_(data)
@@ -242,6 +242,15 @@ def stream_ordered(
     seen = [t.clone() for t in outputs]
     torch.cuda.synchronize()
     return all(_same_values(a, b) for a, b in zip(seen, expected))
+
+
+def _garbage(t: torch.Tensor) -> Any:
+    """A value no input is made of: NaN, or the dtype's largest integer."""
+    if t.is_floating_point() or t.is_complex():
+        return float("nan")
+    if t.dtype == torch.bool:
+        return True
+    return torch.iinfo(t.dtype).max
 
 
 def _same_values(a: torch.Tensor, b: torch.Tensor) -> bool:

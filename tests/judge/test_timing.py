@@ -9,6 +9,7 @@ import math
 import pytest
 import torch
 
+from generator.dtypes import DTYPES
 from generator.judge.timing import (
     PerfOptions,
     PerfReport,
@@ -187,3 +188,13 @@ def test_work_on_the_current_stream_is_stream_ordered():
     x = torch.randn(1 << 20, device="cuda")
     y = torch.empty_like(x)
     assert stream_ordered(lambda: torch.mul(x, 2, out=y), [x], [y])
+
+
+@pytest.mark.parametrize("name", sorted(n for n, d in DTYPES.items() if not d.scalar_only))
+def test_the_stream_order_check_can_overwrite_every_tensor_dtype(name):
+    """Its garbage is a value of the dtype (NaN, else the largest integer): no input is refused."""
+    from generator.judge.timing import _garbage
+
+    tensor = torch.zeros(4, dtype=getattr(torch, DTYPES[name].torch))
+    tensor.fill_(_garbage(tensor))
+    assert not torch.equal(tensor, torch.zeros_like(tensor))
