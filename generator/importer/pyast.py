@@ -178,7 +178,7 @@ def _assigned_size(node: ast.stmt) -> Optional[str]:
 
 
 def _locals_only_asserts_read(kept: List[ast.stmt], asserts: List[ast.Assert]) -> List[ast.stmt]:
-    """The assignments of a size (`s_rows = (M + T - 1) // T`) that only the removed assertions
+    """The assignments of a size (`blocks = (N + B - 1) // B`) that only the removed assertions
     (or sizes removed with them) read: left in the body they would be unused locals (flake8
     F841), so they go with them."""
     dead: List[ast.stmt] = []
