@@ -169,14 +169,12 @@ def harness_checks(
 
 def merge_checks(report: Dict[str, Any], checks: Dict[str, Any]) -> List[str]:
     """Put the harness checks into the report's meta (`crosscheck` by challenge, each with the
-    judge run's own median of the same solution; `dispatch_floor`); the lines that say how they
-    came out."""
+    judge run's own median of the same solution; `dispatch_floor`; `profile` by job); the lines
+    that say how they came out."""
     from benchmarks.harness_check import CROSSCHECK_JOBS, PROFILE_JOBS
     from benchmarks.results_files import crosscheck_line, dispatch_floor_line, profile_line
 
-    cross = checks.get("crosscheck") or {"error": "not run"}
-    if "error" in cross:  # the whole step failed: every solution it was to measure says so
-        cross = {j.split("/")[0]: {"job": j, "error": cross["error"]} for j in CROSSCHECK_JOBS}
+    cross = _per_job(checks.get("crosscheck"), CROSSCHECK_JOBS, lambda job: job.split("/")[0])
     rows = {row["id"]: row for row in report.get("rows", [])}
     lines = []
     for key, entry in cross.items():
@@ -188,12 +186,19 @@ def merge_checks(report: Dict[str, Any], checks: Dict[str, Any]) -> List[str]:
     floor = checks.get("dispatch") or {"error": "not run"}
     meta["dispatch_floor"] = floor
     lines.append(dispatch_floor_line(floor))
-    profiled = checks.get("profile") or {"error": "not run"}
-    if "error" in profiled:  # the whole step failed
-        profiled = {job: {"job": job, "error": profiled["error"]} for job in PROFILE_JOBS}
+    profiled = _per_job(checks.get("profile"), PROFILE_JOBS, lambda job: job)
     meta["profile"] = profiled
     lines += [profile_line(entry) for entry in profiled.values()]
     return lines
+
+
+def _per_job(found: Optional[Dict[str, Any]], jobs: Any, key: Any) -> Dict[str, Any]:
+    """A check's entries; where the whole step failed (or did not run), an error entry, keyed
+    by `key(job)`, for every solution it was to measure."""
+    found = found or {"error": "not run"}
+    if "error" not in found:
+        return found
+    return {key(job): {"job": job, "error": found["error"]} for job in jobs}
 
 
 class Tee(io.TextIOBase):

@@ -152,20 +152,15 @@ class CaseCall:
 
     name: str
     bound: Any
-    own_streams: bool
+    language: Any  # its adapter (generator.languages)
     params: List[Any]
     values: Dict[str, Any]
-
-    def tensors(self, directions: Sequence[str]) -> List[Any]:
-        return [
-            self.values[p.name] for p in self.params if p.is_tensor and p.direction in directions
-        ]
 
 
 def load_bound(pj: Any, challenge_dir: Path, device: str, cache: Any) -> tuple:
     """(name, bound call, isolated) of a plan job's solution (see load_case_call)."""
     call = load_case_call(pj, challenge_dir, device, cache)
-    return call.name, call.bound, call.own_streams
+    return call.name, call.bound, call.language.own_streams
 
 
 def load_case_call(pj: Any, challenge_dir: Path, device: str, cache: Any) -> CaseCall:
@@ -191,7 +186,7 @@ def load_case_call(pj: Any, challenge_dir: Path, device: str, cache: Any) -> Cas
     adapter.prepare_worker()
     case = performance(challenge, params, 0)
     bound = adapter.load(artifact, params).bind(params, case.values)
-    return CaseCall(f"{adapter.title} {pj.name}", bound, adapter.own_streams, params, case.values)
+    return CaseCall(f"{adapter.title} {pj.name}", bound, adapter, params, case.values)
 
 
 def crosscheck_one(
@@ -309,13 +304,12 @@ def profile_one(
 ) -> Dict[str, Any]:
     """Where one solution's time goes (the module's docstring)."""
     from generator.judge.solver import must_isolate
-    from generator.languages import BY_KEY
 
     call = load_case_call(pj, challenge_dir, device, cache)
     run = call.bound.run
     run()
     call.bound.finish()
-    isolate = must_isolate(BY_KEY[pj.language], run, call.params, call.values, device, None)
+    isolate = must_isolate(call.language, run, call.params, call.values, device, None)
     options = perf_options(budget_s)
     # Not isolated: seen ordered (or on the current stream by construction).
     entry: Dict[str, Any] = {"name": call.name, "job": pj.id, "stream_ordered": not isolate}

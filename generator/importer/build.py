@@ -1113,11 +1113,7 @@ def _page_contradicts_example(
             files = render_challenge(loaded)
         except Exception:  # noqa: BLE001 - the main pass reports why the spec fails
             return None
-        for path, text in {**render_core(), **files}.items():
-            target = root / "tree" / path
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(text, encoding="utf-8")
-        name = f"challenges/{loaded.spec.difficulty}/{loaded.spec.dir_name}"
+        name = _write_tree(root / "tree", loaded, files)
         found = CheckReport(Options(select=("D001",)))
         challenge = ChallengeDir(root / "tree" / name, name, Tree(root / "tree", ""))
         model = challenge_py.check(challenge, found)
@@ -1332,12 +1328,8 @@ def _finish(
             raise ImportFailure(
                 f"chgen cannot render the spec: {type(exc).__name__}: {exc} (not representable)"
             ) from None
-        rendered_dir = f"challenges/{loaded.spec.difficulty}/{loaded.spec.dir_name}"
+        rendered_dir = _write_tree(root / "tree", loaded, files)
         identical = _compare_files(read.directory, files, rendered_dir, report)
-        for path, text in {**render_core(), **files}.items():
-            target = root / "tree" / path
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(text, encoding="utf-8")
         try:
             generated = load_challenge(
                 root / "tree" / rendered_dir / "challenge.py", root / "tree" / CORE_BASE
@@ -1360,6 +1352,15 @@ def _finish(
         read.names,
         generate_errors,
     )
+
+
+def _write_tree(tree: Path, loaded: Any, files: Dict[str, str]) -> str:
+    """The rendered challenge and the base class under `tree`; the challenge's folder in it."""
+    for path, text in {**render_core(), **files}.items():
+        target = tree / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+    return f"challenges/{loaded.spec.difficulty}/{loaded.spec.dir_name}"
 
 
 def _compare_files(
