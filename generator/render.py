@@ -721,8 +721,7 @@ def example_section(spec: Spec, example: Example, title: str) -> html.ExampleSec
     ]
     explanation = None
     if example.explanation:  # its own blank lines before it are the page's (a bmatrix's gap)
-        lead = example.explanation[: len(example.explanation) - len(example.explanation.lstrip())]
-        explanation = "\n" * lead.count("\n") + example.explanation.strip()
+        explanation = leading_newlines(example.explanation) + example.explanation.strip()
     pre, matrix = spec.page.pre, spec.page.matrix
     return html.example_blocks(
         title,
@@ -818,12 +817,17 @@ def challenge_html_context(loaded: LoadedSpec) -> ChallengeHtmlContext:
     )
 
 
+def leading_newlines(text: str) -> str:
+    """The line breaks in the whitespace `text` starts with: the blank lines an author put before
+    it, which the page keeps."""
+    return "\n" * text[: len(text) - len(text.lstrip())].count("\n")
+
+
 def own_sections(spec: Spec) -> OwnSections:
     """The spec's own sections, each under the standard section it follows."""
     grouped: Dict[str, List[OwnSection]] = {}
     for section in spec.sections:
-        lead = section.html[: len(section.html) - len(section.html.lstrip())]
-        html = "\n" * lead.count("\n") + section.html.strip("\n")  # a blank line after <h2> kept
+        html = leading_newlines(section.html) + section.html.strip("\n")  # blank lines after <h2>
         shown = OwnSection("\n" * section.gap, section.title, html)
         grouped.setdefault(section.after, []).append(shown)
     return OwnSections(**grouped)

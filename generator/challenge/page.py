@@ -288,7 +288,12 @@ def _own_html(body: str) -> str:
     (kept, as the page writes them)."""
     text = body.rstrip()
     blank = re.match(r"(?:[ \t]*\n)*", text)  # the first ends the <h2>'s own line
-    return "\n" * max(blank.group(0).count("\n") - 1, 0) + text[blank.end() :]
+    return _blank_lines(blank.group(0)) + text[blank.end() :]
+
+
+def _blank_lines(between: str) -> str:
+    """The blank lines `between` two parts holds, as newlines (its first ends the line before)."""
+    return "\n" * max(between.count("\n") - 1, 0)
 
 
 def section_kind(title: str) -> Optional[str]:
@@ -707,7 +712,7 @@ def _explanation(body: str, form: Optional[str]) -> Optional[str]:
         if not (text.startswith("<p") and text.endswith("</p>")) or "bmatrix" in text:
             return None
         # the blank lines between the data and the explanation are kept: the page's gap
-        return "\n" * max(rest[: len(rest) - len(text)].count("\n") - 1, 0) + text
+        return _blank_lines(rest[: len(rest) - len(text)]) + text
     if form != "pre":
         return None
     closing = body.rfind("</pre>")
