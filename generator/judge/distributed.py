@@ -431,7 +431,7 @@ class DistributedJudge(Judge):
         fewer = self.forced is not None and self.forced < max(self.replaced, default=0)
         if verdict != V.PASS or not fewer:
             return verdict, message
-        instead = " or ".join(str(n) for n in sorted(self.replaced))
+        instead = V.rank_choices(self.replaced)
         return (
             V.NOT_PROVABLE,
             f"{message} on {V.rank_count(self.forced)} instead of {instead}: not provable at "

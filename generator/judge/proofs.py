@@ -121,7 +121,7 @@ def mutant_table(
         record["differs"] = bool(record["missing"] or record["extra"]) and not forced
         if row["verdict"] == V.NOT_PROVABLE:
             on = V.rank_count(forced["ranks"])
-            instead = " or ".join(str(n) for n in forced["instead_of"])
+            instead = V.rank_choices(forced["instead_of"])
             warnings.append(
                 f"{key}: mutant {mutant['name']} is not provable at {on}: it survived all "
                 f"{len(cases)} functional cases on {on} instead of {instead}; judge it without "

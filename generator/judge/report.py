@@ -116,7 +116,7 @@ def ranks_line(forced: Dict[str, Any]) -> str:
     ranks, instead = int(forced["ranks"]), [int(n) for n in forced.get("instead_of") or []]
     line = f"ranks: every case ran on {V.rank_count(ranks)} (--ranks {ranks})"
     if instead:
-        line += f" instead of its own {' or '.join(str(n) for n in instead)}"
+        line += f" instead of its own {V.rank_choices(instead)}"
     if instead and ranks < max(instead):
         line += "; a mistake that needs more ranks to show (a collective's) is not provable here"
     return line

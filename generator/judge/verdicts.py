@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Dict, Optional
+from typing import Any, Dict, Optional
 
 PASS = "pass"
 WRONG_ANSWER = "wrong_answer"
@@ -70,6 +70,11 @@ def is_unavailable(verdict: str, message: str) -> bool:
 def rank_count(count: int) -> str:
     """ "1 rank", "2 ranks": how the reports of a --ranks run name the ranks."""
     return f"{count} rank" if count == 1 else f"{count} ranks"
+
+
+def rank_choices(counts: Any) -> str:
+    """ "2 or 4": the ranks a --ranks run's cases asked for, as its reports name them."""
+    return " or ".join(str(n) for n in sorted(counts))
 
 
 def exit_code(verdict: Optional[str]) -> int:
