@@ -256,7 +256,8 @@ def run(
         if perf and device.startswith("cuda"):
             # First, on a quiet GPU; never skipped by the deadline, which they shorten instead.
             started = time.monotonic()
-            console.print("harness checks: judge vs do_bench, JAX dispatch floor", markup=False)
+            checks_line = "harness checks: judge vs do_bench, JAX dispatch floor, profile"
+            console.print(checks_line, markup=False)
             checks = harness_checks(prebuilt, out, device, stdout)
             deadline_s = max(0.0, deadline - (time.monotonic() - started))
         else:
