@@ -114,16 +114,38 @@ def generate(
     specs_dir: Path = typer.Option(SPECS_DIR, "--specs", help="Folder of specs."),
     check: bool = typer.Option(False, "--check", help="Write nothing; exit 1 if out of date."),
     force: bool = typer.Option(False, "--force", help="Overwrite generated files edited by hand."),
+    languages: Optional[str] = typer.Option(
+        None,
+        "--languages",
+        help="Starter languages to write, e.g. cuda,pytorch or all (default: the specs folder's "
+        "chgen.yaml, else the languages the tree already ships, else all).",
+    ),
 ) -> None:
-    """Render challenge trees from specs (deterministic, atomic)."""
-    from generator import pipeline, tree
+    """Render challenge trees from specs (deterministic, atomic per challenge directory)."""
+    from generator import pipeline, tree, tree_policy
 
     started = time.perf_counter()
-    paths = pipeline.spec_paths(list(specs or []), specs_dir)
+    given = list(specs or [])
+    folders = [p for p in given if p.is_dir()]
+    if folders:
+        fail(
+            f"error: {folders[0]} is a folder; give spec files, or the folder as --specs "
+            f"{folders[0]}"
+        )
+    paths = pipeline.spec_paths(given, specs_dir)
     if not paths:
         fail(f"no specs found in {specs_dir}/ (files are named <id>_<slug>.yaml)")
     try:
-        result = pipeline.generate(paths, out_dir, check=check, force=force, root=Path.cwd())
+        keys = tree_policy.parse_languages(languages, "--languages") if languages else None
+        result = pipeline.generate(
+            paths,
+            out_dir,
+            check=check,
+            force=force,
+            root=Path.cwd(),
+            languages=keys,
+            specs_dir=specs_dir,
+        )
     except SpecErrors as exc:
         report_spec_errors(exc)
     except FormatError as exc:

@@ -13,6 +13,9 @@ from typing import List, Optional
 #: lowercase letters and digits in words joined by single underscores: the directory is
 #: <id>_<slug>; a slug may start with a digit (the public set has 9_1d_convolution, 48_2d_...)
 SLUG_RE = re.compile(r"^[a-z0-9]+(_[a-z0-9]+)*$")
+#: a challenge directory another tree already spells its own way: the id, an underscore, then
+#: letters, digits, underscores and hyphens (the public set has 39_Fast_Fourier_transform)
+DIRECTORY_RE = re.compile(r"^\d+_[A-Za-z0-9][A-Za-z0-9_-]*$")
 IDENT_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 #: the difficulty folders of a LeetGPU-layout tree, in display order
 DIFFICULTIES = ("easy", "medium", "hard")

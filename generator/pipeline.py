@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Dict, Iterable, List, Optional, Sequence, Tupl
 if TYPE_CHECKING:  # the spec model (pydantic) is imported only when a spec must be parsed
     from generator.spec import LoadedSpec
 
-from generator import tree
+from generator import tree, tree_policy
 from generator.incremental import (
     GenerateCache,
     files_on_disk,
@@ -25,7 +25,7 @@ from generator.naming import SPEC_NAME_RE, find_specs
 from generator.spec.yamlpos import Position, SpecError, SpecErrors
 from generator.tree import Change, Output
 
-CORE_OWNER = "core"
+CORE_OWNER = tree_policy.CORE_OWNER
 
 
 def load_all(paths: Iterable[Path], root: Optional[Path] = None) -> List["LoadedSpec"]:
@@ -109,13 +109,19 @@ def generate(
     force: bool = False,
     root: Optional[Path] = None,
     cache: Optional[GenerateCache] = None,
+    languages: Optional[Sequence[str]] = None,
+    specs_dir: Optional[Path] = None,
 ) -> GenerateResult:
     """Render `specs` and compare them with the tree at `out` (`check`) or write them there.
 
-    Writing is atomic and refuses files edited by hand (the result lists them as conflicts and
-    nothing is written) unless `force`. Raises SpecErrors for bad specs, FormatError when a
-    formatter rejects rendered text, OSError when the tree cannot be written."""
-    output, rendered = render_tree(list(specs), out, root, cache or GenerateCache())
+    Starters are written in `languages` (keys), else in those `specs_dir/chgen.yaml` names, else
+    in those the tree already ships, else in every language (tree_policy.choose_languages).
+    Writing is atomic per challenge directory and refuses files edited by hand (the result lists
+    them as conflicts and nothing is written) unless `force`. Raises SpecErrors for bad specs,
+    FormatError when a formatter rejects rendered text, OSError when the tree cannot be
+    written."""
+    chosen = tree_policy.choose_languages(languages, specs_dir, out)
+    output, rendered = render_tree(list(specs), out, root, cache or GenerateCache(), chosen.keys)
     planned = tree.plan(out.resolve(), output)
     result = GenerateResult(
         out, len(specs), rendered, tuple(planned.changes), tuple(planned.edited), written=False
@@ -130,33 +136,51 @@ def generate(
 
 
 def render_tree(
-    paths: List[Path], tree_root: Path, root: Optional[Path], cache: GenerateCache
+    paths: List[Path],
+    tree_root: Path,
+    root: Optional[Path],
+    cache: GenerateCache,
+    languages: Optional[Sequence[str]] = None,
 ) -> Tuple[Output, int]:
     """The tree's files for `paths`, rendering only specs whose inputs the cache has not seen
-    rendered into exactly the files on disk; returns the output and how many were rendered."""
+    rendered into exactly the files on disk; returns the output and how many were rendered.
+    The shared base class is part of it only where the tree has none or chgen wrote it."""
     errors = _duplicate_file_ids(paths)
     if errors:
         raise SpecErrors(errors)
     files: Dict[str, str] = {}
     owners: Dict[str, str] = {}
     stale: Dict[Path, str] = {}
+    claims: List[tree_policy.Claim] = []
     for path in paths:
-        fingerprint = spec_fingerprint(path) if path.is_file() else ""
+        fingerprint = _languages_key(spec_fingerprint(path), languages) if path.is_file() else ""
         kept = _reusable(cache, tree_root, fingerprint)
         if kept is None:
             stale[path] = fingerprint
             continue
         owner = _owner(path)
+        claim = tree_policy.claim_of(path, int(owner.split("_")[0]), owner, list(kept))
+        claims += [claim] if claim else []
         for name, text in kept.items():
             files[name], owners[name] = text, owner
     if stale:
         loaded = load_all(list(stale), root)
-        fresh = build_output(loaded, cache)
         for item in loaded:
-            own = {p: t for p, t in fresh.files.items() if fresh.owners[p] == item.spec.dir_name}
+            claim = tree_policy.claim_of(
+                item.path, item.spec.id, item.spec.owner, challenge_files(item)
+            )
+            claims += [claim] if claim else []
+        _refuse_duplicate_directories(claims, tree_root, root)
+        fresh = build_output(loaded, cache, languages)
+        for item in loaded:
+            own = {p: t for p, t in fresh.files.items() if fresh.owners[p] == item.spec.owner}
             cache.remember_rendered(stale[item.path], own)
         files.update(fresh.files)
         owners.update(fresh.owners)
+    else:
+        _refuse_duplicate_directories(claims, tree_root, root)
+    if not tree_policy.writes_core(tree_root):
+        return Output(files, owners), len(stale)
     core_key = core_fingerprint()
     core = _reusable(cache, tree_root, core_key)
     if core is None:
@@ -171,6 +195,40 @@ def render_tree(
 
 def core_fingerprint() -> str:
     return f"{CORE_OWNER}-{generator_fingerprint()}"
+
+
+def challenge_files(item: "LoadedSpec") -> List[str]:
+    """A path inside the directory `item` renders (enough to name that directory)."""
+    from generator.render import challenge_dir
+
+    return [f"{challenge_dir(item.spec)}/challenge.py"]
+
+
+def _refuse_duplicate_directories(
+    claims: List[tree_policy.Claim], tree_root: Path, root: Optional[Path]
+) -> None:
+    """SpecErrors at the `id:` line of each spec that would add a second directory for an id."""
+    from generator.spec import load_spec
+
+    found = tree_policy.duplicate_directories(claims, tree_root)
+    errors = []
+    for claim, message, hint in found:
+        try:
+            position = load_spec(claim.spec_path, root).position("id")
+        except SpecErrors as exc:
+            position = exc.errors[0].position
+        errors.append(SpecError(position, message, hint))
+    if errors:
+        raise SpecErrors(errors)
+
+
+def _languages_key(fingerprint: str, languages: Optional[Sequence[str]]) -> str:
+    """A spec renders other files in other languages: the cache keeps them apart."""
+    if languages is None:
+        return fingerprint
+    from generator.incremental import sha256
+
+    return sha256(f"{fingerprint}\0languages={','.join(languages)}")
 
 
 def _owner(path: Path) -> str:
@@ -202,7 +260,9 @@ def _duplicate_file_ids(paths: List[Path]) -> List[SpecError]:
     return errors
 
 
-def build_output(loaded: List["LoadedSpec"], cache: GenerateCache) -> Output:
+def build_output(
+    loaded: List["LoadedSpec"], cache: GenerateCache, languages: Optional[Sequence[str]] = None
+) -> Output:
     """Render specs (not the shared base class), then verify what the cache has not seen pass:
     each example against the reference, and the rendered files against the rules `chgen check
     --formatters --deep` applies (generator/validation.py), every finding at its spec line.
@@ -213,7 +273,7 @@ def build_output(loaded: List["LoadedSpec"], cache: GenerateCache) -> Output:
     from generator.example_runner import verify_examples
     from generator.render import render_challenge
 
-    rendered = [render_challenge(item) for item in loaded]
+    rendered = [render_challenge(item, languages) for item in loaded]
     keys = [
         _validation_key(example_fingerprint(item), files) for item, files in zip(loaded, rendered)
     ]
@@ -231,7 +291,7 @@ def build_output(loaded: List["LoadedSpec"], cache: GenerateCache) -> Output:
     owners: Dict[str, str] = {}
     for item, own in zip(loaded, rendered):
         for path, text in own.items():
-            files[path], owners[path] = text, item.spec.dir_name
+            files[path], owners[path] = text, item.spec.owner
     return Output(files, owners)
 
 

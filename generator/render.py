@@ -15,7 +15,7 @@ import math
 import re
 import textwrap
 from dataclasses import dataclass, field, fields
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Collection, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import jinja2
 
@@ -180,12 +180,16 @@ def rank_docstring(spec: Spec, lang: Any) -> List[str]:
     return lines + [""] + list(lang.distributed_doc)
 
 
-def render_starters(spec: Spec) -> Dict[str, str]:
+def render_starters(spec: Spec, languages: Optional[Collection[str]] = None) -> Dict[str, str]:
+    """The starters of `spec`, in `languages` (keys; default every language) where the
+    challenge offers them."""
     params = sig_params(spec)
     easy = spec.difficulty == "easy"
     files = {}
     ranks = spec.num_gpus > 1
     for lang in for_gpus(spec.num_gpus):  # the others are named on the page, with the reason
+        if languages is not None and lang.key not in languages:
+            continue
         typed = lang.starter_params(params) + (lang.rank_params() if ranks else [])
         grid = spec.scaffold.grid if spec.scaffold else []
         context = StarterContext(
@@ -886,11 +890,15 @@ def rank_setup(spec: Spec) -> List[List[str]]:
 # --------------------------------------------------------------------------------- the tree
 
 
-def render_challenge(loaded: LoadedSpec) -> Dict[str, str]:
-    """All files of one challenge directory, relative to the tree root, formatted."""
+def render_challenge(
+    loaded: LoadedSpec, languages: Optional[Collection[str]] = None
+) -> Dict[str, str]:
+    """All files of one challenge directory, relative to the tree root, formatted; starters in
+    `languages` (keys; default every language)."""
     spec = loaded.spec
     base = challenge_dir(spec)
-    files = {f"{base}/{name}": text for name, text in render_starters(spec).items()}
+    starters = render_starters(spec, languages)
+    files = {f"{base}/{name}": text for name, text in starters.items()}
     py = render_template("challenge.py.j2", challenge_py_context(spec))
     files[f"{base}/challenge.py"] = format_text("python_format", py, f"{base}/challenge.py")
     files[f"{base}/challenge.html"] = render_page(loaded)

@@ -38,20 +38,23 @@ def test_a_fresh_clone_is_clean_after_generate(tmp_path, monkeypatch, specs_dir,
     shutil.copytree(ROOT / tree_dir, tmp_path / "tree")
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("CHGEN_CACHE", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "home-cache"))
     committed = contents(tmp_path / "tree")
     assert tree.MANIFEST in committed
     result = generate(sorted((tmp_path / "specs").glob("*.yaml")), tmp_path / "tree")
     assert result.up_to_date and not result.written, result.diff
     assert result.rendered == len(list((tmp_path / "specs").glob("*.yaml")))
     assert contents(tmp_path / "tree") == committed
-    assert (tmp_path / ".chgen-cache" / "generate").is_dir()  # the cache went where git ignores
+    # the cache went to the user's cache folder, nothing into the project or beside the tree
+    assert (tmp_path / "home-cache" / "chgen" / "generate").is_dir()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["home-cache", "specs", "tree"]
 
 
 def test_the_committed_manifest_holds_no_fingerprints():
     for manifest in (ROOT / "generated" / tree.MANIFEST, GOLDEN / "tree" / tree.MANIFEST):
         text = manifest.read_text()
         assert '"inputs"' not in text and '"verified_examples"' not in text
-        assert text == tree.Manifest.read(manifest.parent).render()
+        assert text == tree.Manifest.read(manifest.parent.parent).render()
 
 
 @pytest.fixture

@@ -98,7 +98,10 @@ def _locate(directory: Path, report: Report) -> Tuple[int, str, str]:
     # a slug may start with a digit (public 48); anything else is rewritten as lowercase words
     slug = match.group(2) if SLUG_RE.match(match.group(2)) else infer.slugify(match.group(2))
     if slug != match.group(2):
-        report.note(f"directory slug {match.group(2)!r} is written {slug!r} (lowercase words)")
+        report.note(
+            f"directory slug {match.group(2)!r} is written {slug!r} (lowercase words); the spec "
+            f"keeps the directory's name ({directory.name})"
+        )
     return int(match.group(1)), slug, difficulty
 
 
@@ -694,6 +697,7 @@ def import_challenge(
     data: Dict[str, Any] = {
         "id": challenge_id,
         "slug": slug,
+        "directory": None if directory.name == f"{challenge_id}_{slug}" else directory.name,
         "name": attrs["name"],
         "difficulty": difficulty,
         "access_tier": attrs["access_tier"],

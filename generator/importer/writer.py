@@ -16,7 +16,7 @@ import yaml
 
 WIDTH = 100
 _GROUPS = [
-    ["id", "slug", "name", "difficulty", "access_tier", "num_gpus", "atol", "rtol"],
+    ["id", "slug", "directory", "name", "difficulty", "access_tier", "num_gpus", "atol", "rtol"],
     ["signature"],
     ["reference_helpers"],
     ["reference"],

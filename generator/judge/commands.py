@@ -12,11 +12,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
+from generator.cache_dir import cache_root
 from generator.judge import verdicts as V
 from generator.judge.cache import Cache
 from generator.judge.toolchains import default_device, gpus, machine_facts
 
-DEFAULT_REPORT = Path(".chgen-cache") / "reports" / "test.json"
+DEFAULT_REPORT_NAME = Path("reports") / "test.json"
 
 
 class CommandError(Exception):
@@ -316,7 +317,7 @@ def test_command(args: TestArgs, console: Any, err: Any) -> int:
             f"--ranks {args.ranks}: no multi-GPU challenge (num_gpus > 1) among these jobs"
         )
     report = run_suite(plan, args, device, mojo_runtime, cache, console, err, args.title)
-    json_out = args.json_out or DEFAULT_REPORT
+    json_out = args.json_out or cache_root() / DEFAULT_REPORT_NAME
     from generator.judge.report import markdown, write_json
 
     write_json(json_out, report)

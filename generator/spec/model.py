@@ -25,7 +25,14 @@ from pydantic import (
 )
 
 from generator.dtypes import SCALAR_DTYPES, TENSOR_DTYPES
-from generator.naming import IDENT_RE, SLUG_RE, URL_NAME_RE, URL_NAME_RULE, forbidden_name_reason
+from generator.naming import (
+    DIRECTORY_RE,
+    IDENT_RE,
+    SLUG_RE,
+    URL_NAME_RE,
+    URL_NAME_RULE,
+    forbidden_name_reason,
+)
 
 
 class SpecValueError(ValueError):
@@ -603,6 +610,9 @@ class Scaffold(Strict):
 class Spec(Strict):
     id: int = Field(ge=1, le=99999)
     slug: str
+    #: the challenge's directory name where a tree already spells it otherwise than <id>_<slug>
+    #: (e.g. with capitals): regeneration then writes into that same directory
+    directory: Optional[str] = None
     name: str
     difficulty: Literal["easy", "medium", "hard"]
     access_tier: Literal["free", "premium"] = "free"
@@ -675,6 +685,27 @@ class Spec(Strict):
             )
         return v
 
+    @model_validator(mode="after")
+    def _directory_names_the_id(self) -> "Spec":
+        if self.directory is None:
+            return self
+        if not DIRECTORY_RE.match(self.directory) or len(self.directory) > 80:
+            raise SpecValueError(
+                f"directory {self.directory!r} is not a challenge directory name",
+                "letters, digits and underscores, starting with the id and an underscore "
+                f"(e.g. {self.id}_{self.slug}), at most 80 characters",
+            )
+        if not self.directory.startswith(f"{self.id}_"):
+            raise SpecValueError(
+                f"directory {self.directory!r} does not start with the id {self.id}",
+                f"start it with '{self.id}_', or drop 'directory' for {self.id}_{self.slug}",
+            )
+        if self.directory == f"{self.id}_{self.slug}":
+            raise SpecValueError(
+                f"directory {self.directory!r} is the default (<id>_<slug>)", "drop 'directory'"
+            )
+        return self
+
     @field_validator("name")
     @classmethod
     def _display_name(cls, v: str) -> str:
@@ -721,6 +752,12 @@ class Spec(Strict):
 
     @property
     def dir_name(self) -> str:
+        """The challenge's directory: `directory` where the spec keeps a tree's own spelling."""
+        return self.directory or self.owner
+
+    @property
+    def owner(self) -> str:
+        """<id>_<slug>: the name of the spec file, and of the spec in a tree's manifest."""
         return f"{self.id}_{self.slug}"
 
 
