@@ -151,8 +151,8 @@ def print_result(result: Dict[str, Any], console: Any) -> None:
                 "the CPU (raise the limit with --cpu-max-elements N, or judge on a GPU)",
                 markup=False,
             )
-    perf = result.get("perf")
-    if perf:
+    perf = result.get("perf") or {}
+    if perf.get("median_ms") is not None:
         line = (
             f"performance: median {perf['median_ms']:.4f} ms, min {perf['min_ms']:.4f} ms, "
             f"spread {perf['spread']:.1%} over {perf['reps']} reps ({perf['clock']})"
@@ -164,6 +164,10 @@ def print_result(result: Dict[str, Any], console: Any) -> None:
         console.print(line, markup=False)
         if perf.get("note"):
             console.print(f"note: {perf['note']}", markup=False)
+    if perf.get("rounds"):
+        from generator.judge.report import rounds_line
+
+        console.print(rounds_line(perf["rounds"]), markup=False)
     forced = (result.get("env") or {}).get("forced_ranks")
     if forced:
         from generator.judge.report import ranks_line
