@@ -11,8 +11,8 @@ queued: `timing.timed_call`), but before each call, outside the clock, the worke
 - resets every output to the set's pre-fill (an inout tensor gets the set's values);
 - turns persisting L2 lines back to normal, flushes the L2 and synchronises the device.
 
-A secret random share of the calls (CHECK_SHARE; the first, and at least MIN_CHECKS, the last
-always) is checked as a functional case is (bands, inputs, outputs) right when it returns: the
+A secret random share of the calls (CHECK_SHARE; the first two, and at least MIN_CHECKS, the
+last always) is checked as a functional case is (bands, inputs, outputs) right when it returns: the
 outputs are copied first, so that work still running after `solve` returned shows as outputs not
 yet written. A wrong checked call ends the job with its verdict.
 
@@ -41,8 +41,10 @@ from generator.judge.remote import Stop
 #: The longest a fresh set may take to make (generation and materialisation); beyond it the
 #: performance case and one other set take turns.
 FRESH_MAX_S = 0.25
-#: The share of timed calls checked (each drawn in secret), besides the first and the last.
+#: The share of timed calls checked (each drawn in secret), besides the first ones and the last.
 CHECK_SHARE = 0.125
+#: The first calls are always checked: in `rotated` mode one on each set.
+FIRST_CHECKED = 2
 #: At least this many checked calls per timing.
 MIN_CHECKS = 3
 #: Empty timed calls the worker times before the solution is loaded (after a few to warm up).
@@ -256,7 +258,7 @@ class TimedRounds:
                 began[host] = time.monotonic()
             out = []
             for _ in range(count):
-                checked = index[0] == 0 or _SECRET.random() < CHECK_SHARE
+                checked = index[0] < FIRST_CHECKED or _SECRET.random() < CHECK_SHARE
                 reported, trip = self.one(index[0], checked, isolate or host)
                 index[0] += 1
                 if host:
