@@ -230,6 +230,8 @@ class TestArgs:
     cpu_max_elements: Optional[int] = None
     #: every case of a multi-GPU challenge on this many ranks instead of its own (--ranks)
     ranks: Optional[int] = None
+    #: only the jobs whose id matches one of these shell patterns (fnmatch); empty: all
+    only: List[str] = field(default_factory=list)
 
 
 def parse_seeds(text: Optional[str], seed: int) -> Optional[List[int]]:
@@ -259,7 +261,19 @@ def live_plan(args: TestArgs, cache: Cache) -> Any:
         plan = plan_from_specs(paths, args.tree_dir, args.solutions_dir, cache.root / "plan")
     except PlanError as exc:
         raise CommandError(str(exc)) from None
-    return only_kinds(plan, args.kinds)
+    return only_ids(only_kinds(plan, args.kinds), args.only)
+
+
+def only_ids(plan: Any, patterns: List[str]) -> Any:
+    """Keep the jobs whose id matches one of `patterns` (shell patterns, e.g.
+    `142_*/solution/optimized/*`); the proofs of the others are then not shown."""
+    import fnmatch
+
+    if patterns:
+        plan.jobs = [j for j in plan.jobs if any(fnmatch.fnmatch(j.id, p) for p in patterns)]
+        if not plan.jobs:
+            raise CommandError(f"no job matches {', '.join(patterns)}")
+    return plan
 
 
 def only_kinds(plan: Any, kinds: List[str]) -> Any:
@@ -312,7 +326,7 @@ def test_command(args: TestArgs, console: Any, err: Any) -> int:
             ]
             if not plan.jobs:
                 raise CommandError(f"the bundle has no jobs for {', '.join(wanted)}")
-        plan = only_kinds(plan, args.kinds)
+        plan = only_ids(only_kinds(plan, args.kinds), args.only)
     else:
         plan = live_plan(args, cache)
     if args.ranks is not None and not any(c.num_gpus > 1 for c in plan.challenges.values()):

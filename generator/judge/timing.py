@@ -342,29 +342,6 @@ def _same_values(a: torch.Tensor, b: torch.Tensor) -> bool:
     return bool(torch.equal(a, b))
 
 
-def events_undercount(fn: Callable[[], Any], reps: int = 5) -> Optional[Dict[str, float]]:
-    """Compare CUDA-event and host-clock times of the same synchronised calls.
-
-    Returns both medians when the events saw much less than the host waited for (work escaped to
-    another stream), else None."""
-    event_ms, host_ms = [], []
-    for _ in range(reps):
-        torch.cuda.synchronize()
-        start = torch.cuda.Event(enable_timing=True)
-        end = torch.cuda.Event(enable_timing=True)
-        t0 = time.perf_counter()
-        start.record()
-        fn()
-        end.record()
-        torch.cuda.synchronize()
-        host_ms.append((time.perf_counter() - t0) * 1e3)
-        event_ms.append(start.elapsed_time(end))
-    event, host = statistics.median(event_ms), statistics.median(host_ms)
-    if host > 2 * event and host - event > 0.05:
-        return {"event_ms": event, "host_ms": host}
-    return None
-
-
 @dataclass
 class PerfReport:
     timing: Timing
@@ -394,39 +371,6 @@ class PerfReport:
             }
         )
         return data
-
-
-def time_solution(
-    fn: Callable[[], Any],
-    device: str,
-    options: PerfOptions,
-    min_bytes: Optional[float],
-    isolate: bool = False,
-    prepare: Optional[Callable[[], None]] = None,
-) -> PerfReport:
-    """Time a solution and the device's copy bandwidth in the same process.
-
-    `prepare` runs before each flush, untimed (it restores inout tensors)."""
-    cache_flush = Flush(device, options.flush_bytes)
-
-    def flush() -> None:
-        if prepare is not None:
-            prepare()
-        cache_flush()
-
-    timing = measure(fn, device, options, flush, isolate=isolate)
-    note = ""
-    if timing.clock == "cuda_events":
-        gap = events_undercount(fn)
-        if gap is not None:
-            note = (
-                f"CUDA events saw {gap['event_ms']:.3f} ms of {gap['host_ms']:.3f} ms: work ran "
-                "outside the current stream, so host clocks around synchronisations were used"
-            )
-            timing = measure(fn, device, options, flush, clock="host")
-    cache_flush.release()  # before the copy measurement allocates its own buffers
-    copy = copy_bandwidth(device, options)
-    return PerfReport(timing, copy, min_bytes, note, isolate, on_gpu=is_gpu(device))
 
 
 def is_gpu(device: str) -> bool:
