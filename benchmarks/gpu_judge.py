@@ -21,24 +21,30 @@ the package data, the templates, whose bytes key the judge's cache):
         python benchmarks/gpu_judge.py run --prebuilt build/gpu-bundle
 
 It runs every job: correctness in parallel workers (every solution on seeds 0-4, the mutants on
-every functional case, the reference against the float64 oracle, the accuracy floor), then the
-timed performance cases of solutions and baselines one at a time (seed 0). It writes judge.json,
-judge.md, nvidia-smi.txt and run.log into $OUT (or --out); `--results DIR` also writes the
-results files there, which `python benchmarks/results_files.py judge.json` makes from the report
-afterwards anyway. `--ranks N` runs every case of a multi-GPU challenge on N ranks (GPUs 0..N-1)
-instead of its own, as `chgen test --ranks N` does (its mutants may then be not provable). Exit 0
-when every job ended as expected and every spec-level proof held. About
-1.5 minutes of correctness, then timing until the deadline: the whole run stays within about 7
-minutes.
+every functional case, the reference against the float64 oracle, the accuracy floor, the hostile
+catalogue), then the timed performance cases of solutions, baselines and the catalogue's timing
+family one at a time (seed 0). It writes judge.json, judge.md, nvidia-smi.txt and run.log into
+$OUT (or --out); `--results DIR` also writes the results files there, which `python
+benchmarks/results_files.py judge.json` makes from the report afterwards anyway. `--ranks N` runs
+every case of a multi-GPU challenge on N ranks (GPUs 0..N-1) instead of its own, as `chgen test
+--ranks N` does (its mutants may then be not provable). `--only PATTERN` (repeated) judges only
+the jobs whose id matches the shell pattern. Exit 0 when every job ended as expected, every
+spec-level proof held and no cheat of the timing family was timed faster than the honest entry by
+more than 10%. About 1.5 minutes of correctness, then timing until the deadline: the whole run
+stays within about 7 minutes.
 
-On a GPU with the timed runs, two checks of the timing harness come first, on a quiet device, each
-in a child process (benchmarks/harness_check.py; a failure there is an error entry, never the end
-of the run), and their seconds come off the deadline: the optimized CUDA solutions of 142 and 143
-timed by the judge's timing function and by triton.testing.do_bench (with the judge's L2 flush),
-which must agree within 5%, and the JAX dispatch floor (a jitted `x + 0` and a `pallas_call`
-identity on a tiny array, timed as the judge times a JAX solution). Both go into judge.json's meta
-(`crosscheck`, by challenge, with the judge run's own median of that solution beside them, and
-`dispatch_floor`), judge.md and the results files; a line says whether the two timings agree.
+On a GPU with the timed runs, checks of the timing harness come first (`--checks` picks some, or
+none), on a quiet device, each in a child process (benchmarks/harness_check.py; a failure there is
+an error entry, never the end of the run), and their seconds come off the deadline: the optimized
+CUDA solutions of 142 and 143 timed as the judge's rounds time them and by triton.testing.do_bench
+(with the judge's L2 flush), which must agree within 5%; the JAX dispatch floor (a jitted `x + 0`
+and a `pallas_call` identity on a tiny array, timed as the judge times a JAX solution); the profile
+of the solutions on streams of their own; and the strongest baselines in their own calling form,
+their outputs checked, against do_bench. They go into judge.json's meta (`crosscheck`, by
+challenge, with the judge run's own median of that solution beside them, `baseline_crosscheck`,
+`dispatch_floor`, `profile`), judge.md and the results files; a line says whether the two timings
+agree. judge.md then gets the timing family (`timing_family` in the meta: each cheat caught, or its
+median against the honest entry's) and the timing defences of every timed job.
 """
 
 from __future__ import annotations
