@@ -40,6 +40,8 @@ class PlanJob:
     artifact: Optional[str] = None  # bundle: the built .so
     build: Optional[Dict[str, Any]] = None  # bundle: the build record
     priority: int = 2  # timing order when time is short: lower first
+    #: the expectation when the run times nothing (`expect` holds when it is timed)
+    untimed_expect: Optional[str] = None
 
 
 @dataclass
@@ -290,6 +292,7 @@ def jobs_from_catalogue(path: Path, device: str, timed: bool = False) -> List[Pl
                 source=str(source),
                 expect=expect,
                 perf=when_timed is not None,
+                untimed_expect=str(entry["expect"]) if timed and when_timed is not None else None,
                 timeout=entry.get("timeout"),
                 memory_limit=int(entry["memory_mib"]) << 20 if entry.get("memory_mib") else None,
                 needs_sandbox=bool(entry.get("sandbox")),

@@ -40,6 +40,7 @@ def test_the_timing_family_is_timed_and_held_to_its_timed_verdict():
     assert timed["timing_thread_after_return"].expect == "wrong_answer|pass"
     assert timed["timing_side_stream"].perf and not timed["segfault"].perf
     assert timed["segfault"].expect == untimed["segfault"].expect == "crash"
+    assert timed["timing_replay_outputs"].untimed_expect == "pass"  # a run without --perf
     on_cpu = {j.name: j.expect for j in timed_entries()}
     assert on_cpu["timing_thread_after_return"] == "wrong_answer"
     assert "timing_persist_l2" not in on_cpu  # a GPU's cache
