@@ -81,6 +81,9 @@ class Job:
     sandbox: bool = True  # bubblewrap where the system has it
     #: a multi-GPU challenge: every case on this many ranks instead of its own (--ranks)
     ranks: Optional[int] = None
+    #: a spec's baseline: its solve may return its outputs and it may `prepare` off the clock
+    #: (generator/judge/baseline.py)
+    baseline: bool = False
 
 
 @dataclass
@@ -337,6 +340,7 @@ def run_worker(job: Job, artifact: Path, modes: List[str]) -> Dict[str, Any]:
             "memory_limit": job.memory_limit or default_memory_limit(),
             "sandbox": dataclasses.asdict(sandbox_mode(job)),
             "ranks": job.ranks,
+            "baseline": job.baseline,
         }
         read_fd, write_fd = os.pipe()
         with open(rundir / "stdout.log", "wb") as out, open(rundir / "stderr.log", "wb") as err:

@@ -52,9 +52,12 @@ def forced_ranks(pj: PlanJob, plan: Plan, options: SuiteOptions) -> Optional[int
 
 def expectation(pj: PlanJob, plan: Plan, options: SuiteOptions) -> str:
     """A mutant of a multi-GPU challenge judged on --ranks N may survive every case there (a
-    mistake in a collective shows only on several ranks): it is then not provable, no failure."""
+    mistake in a collective shows only on several ranks): it is then not provable, no failure. An
+    entry held to a verdict when timed is held to its untimed one in a run without --perf."""
     if pj.kind == "mutant" and forced_ranks(pj, plan, options) is not None:
         return f"{pj.expect}|{V.NOT_PROVABLE}"
+    if not options.perf and getattr(pj, "untimed_expect", None):
+        return pj.untimed_expect  # an entry that attacks the timing, in a run that times nothing
     return pj.expect
 
 
@@ -93,6 +96,7 @@ def to_job(pj: PlanJob, plan: Plan, options: SuiteOptions, perf_phase: bool) -> 
         reference=reference,
         cpu_max_elements=options.cpu_max_elements,
         ranks=forced_ranks(pj, plan, options),
+        baseline=pj.kind == "baseline",
     )
 
 
