@@ -104,7 +104,13 @@ def test_every_example_starts_its_outputs_as_prefill_says():
     verify_example(load_spec_text(zeroed, "spec.yaml"))
     errors = errors_of(text, verify=True)
     assert len(errors) == 1
-    assert "example 2: expected C[1] = 0, but the reference computes nan" in errors[0]
+    assert (
+        "example 2: expected C[1] = 0, but the reference never writes it: it still holds NaN"
+        in errors[0]
+    )
     filled = text.replace("\nexamples:\n", "\nprefill: -1.0\n\nexamples:\n", 1)
     (error,) = errors_of(filled, verify=True)
-    assert "example 2: expected C[1] = 0, but the reference computes -1" in error
+    assert (
+        "expected C[1] = 0, but the reference never writes it: it still holds -1, the prefill"
+        in error
+    )
