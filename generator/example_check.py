@@ -34,6 +34,8 @@ def example_fingerprint(loaded: LoadedSpec) -> str:
         "prefill": spec.prefill,
         "atol": spec.atol,
         "rtol": spec.rtol,
+        # the tolerance check (tolerance_check.py) measures the reference against the oracle
+        "oracle": spec.oracle.model_dump() if spec.oracle else None,
     }
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:16]
 

@@ -74,7 +74,11 @@ def spec_error(loaded: LoadedSpec, folder: Path, challenge: str, finding: Findin
     except OSError:
         lines = []
     shown = lines[finding.line - 1] if 0 < finding.line <= len(lines) else ""
-    position = _case_position(loaded, finding.message) or _text_position(loaded, name, shown)
+    position = (
+        _case_position(loaded, finding.message)
+        or _heading_position(loaded, name, shown, finding.message)
+        or _text_position(loaded, name, shown)
+    )
     message, hint = _in_spec_words(loaded, finding)
     where = f"it renders into {name} line {finding.line}"
     return SpecError(
@@ -113,6 +117,42 @@ def _case_position(loaded: LoadedSpec, message: str) -> Optional[Position]:
     index = int(match.group(1))
     case = loaded.spec.functional[index]
     return loaded.position("functional", index, "inputs" if case.inputs else "name")
+
+
+#: a page line that is one <h2>, and a finding about a section the page lacks
+_H2_RE = re.compile(r"^\s*<h2>(.*?)</h2>\s*$")
+_MISSING_RE = re.compile(r"no <h2>(.*?)</h2> section")
+
+
+def _heading_position(
+    loaded: LoadedSpec, name: str, shown: str, message: str
+) -> Optional[Position]:
+    """A finding on an <h2> line, or about a section the page lacks, at the spec node that
+    writes that heading: an example's title (or the example), one of `sections`' titles, the
+    requirements or the constraints."""
+    if not name.endswith(".html"):
+        return None
+    from generator.html import example_titles
+
+    spec = loaded.spec
+    heading = _H2_RE.match(shown)
+    missing = _MISSING_RE.search(message)
+    title = heading.group(1) if heading else missing.group(1) if missing else None
+    if title is None:
+        return None
+    titles = example_titles([ex.title for ex in spec.examples])
+    keys: List[Tuple[str, PathKey]] = [
+        (text, ("examples", i, "title") if ex.title else ("examples", i))
+        for i, (text, ex) in enumerate(zip(titles, spec.examples))
+    ]
+    keys += [(s.title, ("sections", j, "title")) for j, s in enumerate(spec.sections)]
+    keys += [("Implementation Requirements", ("requirements",)), ("Constraints", ("constraints",))]
+    for text, key in keys:
+        if text == title or (missing and text.rstrip(":").startswith(title)):
+            return loaded.position(*key)
+    if missing and title.startswith("Example"):
+        return loaded.position("examples", 0)
+    return None
 
 
 def _candidates(loaded: LoadedSpec, name: str) -> Iterable[Tuple[PathKey, str]]:

@@ -22,7 +22,7 @@ from pydantic import BaseModel, ValidationError
 from generator.challenge.page import BULLET
 from generator.dtypes import DTYPES, lookup
 from generator.naming import IDENT_RE, SPEC_NAME_RE, find_specs  # noqa: F401 - re-exported
-from generator.spec import shapes
+from generator.spec import example_page, shapes
 from generator.spec.model import (
     EXAMPLE_DRAW_KINDS,
     REFERENCE_OUTPUTS,
@@ -720,6 +720,9 @@ def _validate_examples(view: SignatureView) -> Iterable[Issue]:
             view, ex.shapes, ex.scalars, base + ("shapes",), example_label(spec, i)
         )
         yield from _check_example(spec, i, view.params, view.inputs, view.outputs)
+        yield from example_page.field_issues(
+            spec, i, base, size_names(spec), example_label(spec, i)
+        )
 
 
 def _validate_page(view: SignatureView) -> Iterable[Issue]:
