@@ -198,6 +198,8 @@ def error_cell(case: Dict[str, Any], column: str) -> str:
     key = {"Max abs err": "max_abs", "Max rel err": "max_rel"}[column]
     if key not in case:
         return ""
+    if isinstance(case[key], str):  # "nan" or "inf": a failing element without a finite error
+        return case[key]
     return f"{case[key]:g}" if case.get("exact") else f"{case[key]:.2e}"
 
 

@@ -136,6 +136,17 @@ def case_names_from_spec(spec_path: Path) -> List[str]:
         return []
 
 
+def oracle_entry(spec: Any) -> Optional[Dict[str, Any]]:
+    """A spec's oracle as plain JSON, with the reference_helpers it may call (the oracle runs
+    where the spec model is not installed)."""
+    if spec.oracle is None:
+        return None
+    entry = spec.oracle.model_dump(exclude_none=True)
+    if spec.reference_helpers:
+        entry["helpers"] = spec.reference_helpers
+    return entry
+
+
 def plan_from_specs(
     spec_paths: List[Path], tree_dir: Path, solutions_dir: Path, work_dir: Path
 ) -> Plan:
@@ -165,7 +176,7 @@ def plan_from_specs(
             atol=spec.atol,
             rtol=spec.rtol,
             mutants=[m.model_dump() for m in spec.mutants],
-            oracle=spec.oracle.model_dump(exclude_none=True) if spec.oracle else None,
+            oracle=oracle_entry(spec),
             accuracy_floor=spec.accuracy_floor.model_dump() if spec.accuracy_floor else None,
             num_gpus=spec.num_gpus,
         )

@@ -49,7 +49,7 @@ def cells(row: Dict[str, Any]) -> Dict[str, str]:
     perf = row.get("perf") or {}
     cases = f"{row['cases_passed']}/{row['cases']}" if row["cases"] else ""
     if row["kind"] == "mutant" and row["cases"]:
-        cases = f"caught {row['cases'] - row['cases_passed']}/{row['cases']}"
+        cases = f"caught {row['cases'] - row['cases_passed']}/{row['cases']} functional"
     if row.get("skipped"):
         cases += f" (+{row['skipped']} skipped)"
     seeds = row.get("seeds") or []
@@ -80,6 +80,8 @@ def max_error(row: Dict[str, Any]) -> str:
         mismatches = row.get("mismatches") or 0
         return f"{mismatches:,} differ" if mismatches else "exact"
     value = row.get("max_rel")
+    if isinstance(value, str):  # "nan" or "inf"
+        return f"{value} rel"
     return "" if value is None else f"{value:.1e} rel"
 
 

@@ -122,7 +122,7 @@ class Judge:
             from generator.judge.oracle import Oracle
 
             try:
-                self.oracle = Oracle(job["oracle"], self.params)
+                self.oracle = Oracle(job["oracle"], self.params, self.device)
             except Exception as exc:
                 raise Stop(V.JUDGE_ERROR, f"oracle: {_describe(exc)}", _traceback(exc)) from None
         self.floor: Optional[Dict[str, Any]] = job.get("accuracy_floor")
@@ -626,9 +626,11 @@ def run(job: Dict[str, Any], result: ResultFile, judge_box: List[Any]) -> None:
     except Stop as stop:
         result.finish(stop.verdict, stop.message, stop.detail)
         return
-    ran = len(result.data["cases"])
+    from generator.judge.cases import passed_text
+
     skipped = len(result.data["skipped"])
-    message = f"{ran} case(s) passed" + (f", {skipped} skipped" if skipped else "")
+    message = passed_text([case["name"] for case in result.data["cases"]])
+    message += f", {skipped} skipped" if skipped else ""
     seeds = len(result.data["seeds"])
     if seeds > 1:
         message += f"; {seeds} seeds passed"
