@@ -5,9 +5,10 @@ is the spec author's code.
 bubblewrap where it works) for the whole run, not one per spec. The child loads each spec again
 and calls `example_check.verify_example`, then (given the rendered files)
 `validation.check_rendered` on them and, for a spec with an oracle, `tolerance_check` (the
-reference against the oracle on every functional case), announcing each spec as a step; whatever the reference does
-there (raise SystemExit or KeyboardInterrupt, call os._exit, loop forever, exhaust memory, crash
-the interpreter) becomes a SpecError at that spec's `reference:` line, and the parent carries on.
+reference against the oracle on every functional case), announcing each spec as a step; whatever
+the reference does there (raise SystemExit or KeyboardInterrupt, call os._exit, loop forever,
+exhaust memory, crash the interpreter) becomes a SpecError at that spec's `reference:` line, and
+the parent carries on.
 
     python -m generator.example_runner   # the child; reads its job from stdin
 """

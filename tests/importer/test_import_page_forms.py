@@ -162,3 +162,26 @@ def test_an_authors_text_with_wrong_values_is_not_kept(runner, tmp_path: Path):
     assert "its own challenge.py does not produce (D001 " in imported.spec_text
     assert "kept as the page writes it" not in imported.spec_text
     assert "11.0" not in regenerated_page(runner, imported, tmp_path, challenge)
+
+
+def test_2d_data_a_page_writes_in_pre_keeps_its_block_without_show_sizes(runner, tmp_path: Path):
+    """A page listing the sizes beside 2-D data in <pre>: chgen writes such data as matrices, so
+    the block is kept as `display` and no `show_sizes` is written (it would change nothing, and
+    the spec loader refuses it)."""
+    import shutil
+
+    tree = tmp_path / "public" / "challenges"
+    shutil.copytree(PAGE_FORMS.parent / "challenges" / "core", tree / "core")
+    challenge = tree / "medium" / "215_matrix_shift"
+    shutil.copytree(PAGE_FORMS / "medium" / "215_matrix_shift", challenge)
+    page = (challenge / "challenge.html").read_text()
+    start, end = page.index("<h2>Example</h2>"), page.index("<h2>Constraints</h2>")
+    block = (
+        "<h2>Example</h2>\n<pre>\nInput:  M = 2, N = 2\n        A = [[1.0, 2.0], [3.0, 4.0]]\n"
+        "        k = 2.0, b = 1.0\nOutput: B = [[3.0, 5.0], [7.0, 9.0]]\n</pre>\n\n"
+    )
+    (challenge / "challenge.html").write_text(page[:start] + block + page[end:])
+    imported = import_challenge(challenge)
+    (example,) = examples_of(imported)
+    assert "show_sizes" not in example and "M = 2, N = 2" in example["display"]
+    regenerated_page(runner, imported, tmp_path, challenge)
