@@ -183,9 +183,9 @@ def page_losses(
             continue
         error = SpecError(
             _loss_position(spec, root, losses[0]),
-            f"{path} on disk shows text the page this spec renders does not: "
+            f"{out / path} on disk shows text the page this spec renders does not: "
             f"{describe_losses(losses)}",
-            "keep that text in the spec (an example's display, a section), or run "
+            "keep that text in the spec, e.g. as an example's display or a section; or run "
             "'chgen generate --force' to write the page without it",
         )
         found.append(PageLoss(path, error))
