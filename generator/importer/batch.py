@@ -187,18 +187,19 @@ def examples_phrase(parts: Dict[str, Dict[str, int]]) -> str:
 
 def page_table(tally: Dict[str, Dict[str, int]]) -> str:
     """The tally as a plain-text table, one row per kind of page part, and how many examples
-    kept as text have no values chgen could verify."""
+    kept as text carry values chgen verifies."""
     lines = [
         "page part           as values  as text  refused",
         "------------------  ---------  -------  -------",
     ]
     for kind, n in tally.items():
         lines.append(f"{kind:18}  {n['values']:9}  {n['text']:7}  {n['refused']:7}")
+    text = tally.get("example", {}).get("text", 0)
     alone = tally.get("example", {}).get("text_only", 0)
-    if alone:
+    if text:
         lines.append(
-            f"({alone} of the examples kept as text have no values: shown as the page writes "
-            "them, never verified)"
+            f"(of the {text} examples kept as text, {text - alone} carry their values too, "
+            f"verified at generate time; {alone} are the page's text alone, never verified)"
         )
     return "\n".join(lines) + "\n"
 

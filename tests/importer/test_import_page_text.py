@@ -133,7 +133,7 @@ def test_the_tree_import_counts_what_it_kept_of_the_pages(runner, tmp_path: Path
     assert rows["example"] == ["1", "4", "0"]  # 221: 1 + 2 as text; 222: both as text
     assert rows["list item"] == ["0", "6", "2"]  # 223 and 224 refused for their Constraints
     assert rows["section HTML"] == ["0", "1", "0"]
-    assert "(1 of the examples kept as text have no values" in result.output
+    assert "(of the 4 examples kept as text, 3 carry their values too" in result.output
     data = json.loads(report.read_text())
     assert data["page_parts"]["example"] == {"values": 1, "text": 4, "text_only": 1, "refused": 0}
     assert data["refused"] == 2
