@@ -402,7 +402,7 @@ class Example(Strict):
                 at="outputs",
             )
         given = [name for name in ("scalars", "inputs", "shapes", "hide") if getattr(self, name)]
-        given += [name for name in ("seed", "numbers") if getattr(self, name) is not None]
+        given += [n for n in ("seed", "numbers", "shown") if getattr(self, n) is not None]
         given += ["show_sizes"] if self.show_sizes else []
         if given:
             raise SpecValueError(
