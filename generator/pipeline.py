@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Dict, Iterable, List, Optional, Sequence, Tuple
 
 if TYPE_CHECKING:  # the spec model (pydantic) is imported only when a spec must be parsed
+    from generator.challenge.page import TextLoss
     from generator.spec import LoadedSpec
 
 from generator import tree, tree_policy
@@ -66,6 +67,14 @@ def spec_paths(specs: List[Path], specs_dir: Path) -> List[Path]:
 
 
 @dataclass(frozen=True)
+class PageLoss:
+    """A page on disk whose visible text the page rendered over it would not show all of."""
+
+    path: str  # in the tree
+    error: SpecError  # at the spec node that renders the part losing it, naming the words
+
+
+@dataclass(frozen=True)
 class GenerateResult:
     """What one generation found (and, unless `check`, did) in the tree at `out`."""
 
@@ -75,6 +84,9 @@ class GenerateResult:
     changes: Tuple[Change, ...]  # the tree on disk -> what the specs render to
     conflicts: Tuple[str, ...]  # generated files edited by hand (nothing is written over them)
     written: bool  # the changes are on disk now
+    #: pages among the conflicts whose visible text the new page would not show all of: one
+    #: line each, at the spec node that renders the part that loses it (page_losses)
+    losses: Tuple[PageLoss, ...] = ()
 
     @property
     def up_to_date(self) -> bool:
@@ -116,15 +128,23 @@ def generate(
 
     Starters are written in `languages` (keys), else in those `specs_dir/chgen.yaml` names, else
     in those the tree already ships, else in every language (tree_policy.choose_languages).
-    Writing is atomic per challenge directory and refuses files edited by hand (the result lists
-    them as conflicts and nothing is written) unless `force`. Raises SpecErrors for bad specs,
-    FormatError when a formatter rejects rendered text, OSError when the tree cannot be
+    Writing is atomic per challenge directory and refuses files edited by hand or not written by
+    chgen (the result lists them as conflicts and nothing is written) unless `force`; a page
+    among them whose visible text the new one would not show all of is also named in `losses`,
+    with what it loses (with `force` it is written all the same). Raises SpecErrors for bad
+    specs, FormatError when a formatter rejects rendered text, OSError when the tree cannot be
     written."""
     chosen = tree_policy.choose_languages(languages, specs_dir, out)
     output, rendered = render_tree(list(specs), out, root, cache or GenerateCache(), chosen.keys)
     planned = tree.plan(out.resolve(), output)
     result = GenerateResult(
-        out, len(specs), rendered, tuple(planned.changes), tuple(planned.edited), written=False
+        out,
+        len(specs),
+        rendered,
+        tuple(planned.changes),
+        tuple(planned.edited),
+        written=False,
+        losses=tuple(page_losses(out, output, planned.edited, list(specs), root)),
     )
     if check or result.up_to_date or (result.conflicts and not force):
         return result
@@ -133,6 +153,64 @@ def generate(
     except tree.TreeConflict as exc:  # found only once an interrupted swap was recovered
         return replace(result, conflicts=tuple(exc.paths))
     return replace(result, changes=tuple(changes), written=True)
+
+
+def page_losses(
+    out: Path,
+    output: Output,
+    edited: Sequence[str],
+    specs: List[Path],
+    root: Optional[Path] = None,
+) -> List[PageLoss]:
+    """For each page on disk that chgen did not write as it stands (`edited`: no manifest entry,
+    or changed since) and whose visible text the new page would not show all of, one error at
+    the spec node that renders the part losing it, naming the words lost. chgen's own pages
+    (their hash in the manifest) are never compared: regenerating them is the spec's word."""
+    from generator.challenge.page import describe_losses, text_losses
+
+    by_owner = {_owner(path): path for path in specs if SPEC_NAME_RE.match(path.name)}
+    found = []
+    for path in edited:
+        if not path.endswith("/challenge.html") or path not in output.files:
+            continue
+        try:
+            old = (out / path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        losses = text_losses(old, output.files[path])
+        spec = by_owner.get(output.owners.get(path, ""))
+        if not losses or spec is None:
+            continue
+        error = SpecError(
+            _loss_position(spec, root, losses[0]),
+            f"{out / path} on disk shows text the page this spec renders does not: "
+            f"{describe_losses(losses)}",
+            "keep that text in the spec, e.g. as an example's display or a section; or run "
+            "'chgen generate --force' to write the page without it",
+        )
+        found.append(PageLoss(path, error))
+    return found
+
+
+def _loss_position(spec_path: Path, root: Optional[Path], loss: "TextLoss") -> Position:
+    """The spec node that renders the part of the page a loss is in (the part itself where the
+    spec has it, else where it would stand)."""
+    from generator.challenge.page import strip_tags
+    from generator.spec import load_spec
+
+    try:
+        loaded = load_spec(spec_path, root)
+    except SpecErrors:
+        return Position(str(spec_path), 1, 1)
+    spec = loaded.spec
+    if loss.kind == "example":
+        return loaded.example_position(min(loss.number, len(spec.examples)) - 1)
+    if loss.kind == "section":
+        titles = [strip_tags(section.title).rstrip(":").strip() for section in spec.sections]
+        if loss.label in titles:
+            return loaded.position("sections", titles.index(loss.label))
+        return loaded.position("sections" if spec.sections else "description")
+    return loaded.position(loss.kind)  # description, requirements, constraints, performance
 
 
 def render_tree(

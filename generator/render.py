@@ -684,6 +684,8 @@ class ChallengeHtmlContext(TemplateContext):
     after_svg: Optional[str]
     #: (the spaces before its <li>, its HTML) of each item
     requirements: List[Tuple[str, str]]
+    #: the Implementation Requirements section's HTML as written (no list), else None
+    requirements_html: Optional[str]
     constraints: List[Tuple[str, str]]
     examples: List[html.ExampleSection]
     performance_bullet: Optional[str]  # none where the last constraint is the page's own
@@ -705,6 +707,11 @@ def example_section(spec: Spec, example: Example, title: str) -> html.ExampleSec
     example's `shown`, else those the form lists: a matrix page never lists the sizes, its labels
     carry them; a summary always does, as the public summaries do; a <pre> page when the example
     says; spec/example_page.py)."""
+    explanation = None
+    if example.explanation:  # its own blank lines before it are the page's (a bmatrix's gap)
+        explanation = leading_newlines(example.explanation) + example.explanation.strip()
+    if example.text_only:
+        return html.example_blocks(title, [], [], [], explanation, display=example.display)
     sizes = size_names(spec)
     tensors = [p for p in spec.signature if p.is_tensor]
     inputs = [
@@ -722,9 +729,6 @@ def example_section(spec: Spec, example: Example, title: str) -> html.ExampleSec
         (name, params[name].latex, example.scalars[name])
         for name in example_page.shown_scalars(spec, example, sizes)
     ]
-    explanation = None
-    if example.explanation:  # its own blank lines before it are the page's (a bmatrix's gap)
-        explanation = leading_newlines(example.explanation) + example.explanation.strip()
     pre, matrix = spec.page.pre, spec.page.matrix
     return html.example_blocks(
         title,
@@ -794,14 +798,17 @@ def challenge_html_context(loaded: LoadedSpec) -> ChallengeHtmlContext:
     titles = html.example_titles([ex.title for ex in examples])
     counts = spec.page.section_gaps or [1] * (len(examples) + 2)
     gaps = ["\n" * count for count in counts]
-    items = list(spec.requirements) + list(spec.constraints)
+    items = spec.requirement_items + list(spec.constraints)
     indents = spec.page.item_indents or [spec.page.item_indent] * len(items)
-    split = len(spec.requirements)
+    split = len(spec.requirement_items)
     return ChallengeHtmlContext(
         description=spec.description.strip(),
         svg=loaded.svg,
         after_svg=spec.after_svg.strip() if spec.after_svg else None,
         requirements=list(zip(indents[:split], items[:split])),
+        requirements_html=(
+            own_html(spec.requirements) if isinstance(spec.requirements, str) else None
+        ),
         constraints=list(zip(indents[split:], items[split:])),
         examples=[example_section(spec, ex, t) for ex, t in zip(examples, titles)],
         performance_bullet=(
@@ -826,12 +833,17 @@ def leading_newlines(text: str) -> str:
     return "\n" * text[: len(text) - len(text.lstrip())].count("\n")
 
 
+def own_html(text: str) -> str:
+    """A section's HTML as the author wrote it, with the blank lines it starts with (those
+    between its <h2> and it)."""
+    return leading_newlines(text) + text.strip("\n")
+
+
 def own_sections(spec: Spec) -> OwnSections:
     """The spec's own sections, each under the standard section it follows."""
     grouped: Dict[str, List[OwnSection]] = {}
     for section in spec.sections:
-        html = leading_newlines(section.html) + section.html.strip("\n")  # blank lines after <h2>
-        shown = OwnSection("\n" * section.gap, section.title, html)
+        shown = OwnSection("\n" * section.gap, section.title, own_html(section.html))
         grouped.setdefault(section.after, []).append(shown)
     return OwnSections(**grouped)
 

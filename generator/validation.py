@@ -161,11 +161,14 @@ def _candidates(loaded: LoadedSpec, name: str) -> Iterable[Tuple[PathKey, str]]:
     spec = loaded.spec
     if name.endswith(".html"):
         yield ("description",), spec.description
-        for group in ("requirements", "constraints"):
-            for j, text in enumerate(getattr(spec, group)):
-                yield (group, j), text
+        if isinstance(spec.requirements, str):
+            yield ("requirements",), spec.requirements
+        for j, text in enumerate(spec.requirement_items):
+            yield ("requirements", j), text
+        for j, text in enumerate(spec.constraints):
+            yield ("constraints", j), text
         for i, example in enumerate(spec.examples):
-            for field in ("explanation", "title"):
+            for field in ("explanation", "title", "display"):
                 text = getattr(example, field)
                 if text:
                     yield ("examples", i, field), text

@@ -43,6 +43,7 @@ class Report:
 #: refusal message pattern -> the construct it stands for; the first group, when there is one,
 #: is the detail shown beside it (the expression, the rank, ...). First match wins.
 REASONS: Tuple[Tuple[str, str], ...] = (
+    (r"\(page part not representable: ([\w ]+)\)", "a part of the page no spec field keeps"),
     (
         r"\(written ([^)]*)\)[^:]*equals no size parameter",
         "tensor dimension is an expression of the sizes",

@@ -172,6 +172,8 @@ def _field(key: str, value: Any) -> List[str]:
         return [f"{key}:"] + [line for p in value for line in _item_lines(p, 2)]
     if key == "functional":
         return [f"{key}:"] + [line for c in value for line in _item_lines(c, 2)]
+    if key == "requirements" and isinstance(value, str):  # the section's HTML as written
+        return block(key, value)
     if key in ("requirements", "constraints"):
         if not value:
             return [f"{key}: []"]

@@ -715,6 +715,15 @@ def _validate_examples(view: SignatureView) -> Iterable[Issue]:
     spec = view.spec
     for i, ex in enumerate(spec.examples):
         base = ("examples", i)
+        if ex.text_only:
+            if i == 0:
+                yield (
+                    base + ("display",),
+                    "the first example is what generate_example_test returns: it cannot be the "
+                    "page's text alone",
+                    "give its scalars, inputs and outputs (display may still show them)",
+                )
+            continue
         yield from _check_scalar_values(spec, view.scalars, ex.scalars, base + ("scalars",))
         yield from _check_overrides(
             view, ex.shapes, ex.scalars, base + ("shapes",), example_label(spec, i)
@@ -743,7 +752,7 @@ def _validate_page(view: SignatureView) -> Iterable[Issue]:
             "give the svg, or move this HTML to the end of the description",
         )
     indents = spec.page.item_indents
-    items = len(spec.requirements) + len(spec.constraints)
+    items = len(spec.requirement_items) + len(spec.constraints)
     if indents is not None and len(indents) != items:
         yield (
             ("page", "item_indents"),
@@ -776,6 +785,13 @@ def _validate_functional(view: SignatureView) -> Iterable[Issue]:
                 f"from_example: {case.from_example} but the spec has "
                 f"{len(spec.examples)} example(s)",
                 "use true (the first) or the number of one of 'examples'",
+            )
+        elif case.example_number and spec.examples[case.example_number - 1].text_only:
+            yield (
+                base + ("from_example",),
+                f"example {case.example_number} is the page's text alone: it has no values "
+                "to run",
+                "give that example its scalars, inputs and outputs, or draw this case",
             )
         if case.from_example:
             continue

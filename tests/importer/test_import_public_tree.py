@@ -186,3 +186,29 @@ def test_shape_expressions_ranks_and_case_shapes_import_and_generate(
     spec = imported.write(tmp_path / "specs" / imported.spec_name)[0]
     result = runner.invoke(app, ["generate", "--out", str(tmp_path / "tree"), str(spec)])
     assert result.exit_code == 0, result.output
+
+
+def test_adopting_chgen_loses_no_page_text(runner, tmp_path: Path, monkeypatch):
+    """Adoption as a user does it, in a copy of the clone: `chgen import . --out specs`, then
+    `chgen generate --out . --force`; no page shows less text than it did, and generate has no
+    page loss to warn about."""
+    import shutil
+
+    from generator.challenge.page import describe_losses, text_losses
+
+    original = public(".").parent
+    copy = tmp_path / "adopted"
+    shutil.copytree(original, copy, ignore=shutil.ignore_patterns(".git"))
+    monkeypatch.chdir(copy)
+    imported = runner.invoke(app, ["import", ".", "--out", "specs"])
+    assert imported.exit_code == 0, imported.output
+    generated = runner.invoke(app, ["generate", "--specs", "specs", "--out", ".", "--force"])
+    assert generated.exit_code == 0, generated.output
+    assert "on disk shows text" not in generated.output
+    losing = []
+    for page in sorted((original / "challenges").glob("*/*/challenge.html")):
+        after = (copy / page.relative_to(original)).read_text(encoding="utf-8")
+        losses = text_losses(page.read_text(encoding="utf-8"), after)
+        if losses:
+            losing.append(f"{page.parent.name}: {describe_losses(losses)}")
+    assert losing == []
