@@ -216,9 +216,9 @@ def run(paths: Sequence[Path], options: Optional[Options] = None) -> Result:
 
         formatters.check(challenges, report)
     if options.run_deep:
-        from generator.checks import deep
+        from generator.checks.deep_runner import check_in_sandbox
 
-        deep.check(challenges, models, report)
+        check_in_sandbox(challenges, models, report)
     if targets.specs:
         from generator.checks import specs
 
