@@ -202,6 +202,8 @@ def run(paths: Sequence[Path], options: Optional[Options] = None) -> Result:
     models: Dict[Path, Optional[ChallengePy]] = {}
     if jobs > 1:
         chunks = [challenges[i::jobs] for i in range(jobs)]
+        # The forked process only parses files (no challenge code runs in it): the findings it
+        # hands back through the pool come from chgen's own code.
         context = multiprocessing.get_context("fork")
         with ProcessPoolExecutor(max_workers=jobs - 1, mp_context=context) as pool:
             futures = [pool.submit(_static_findings, chunk, options, ids) for chunk in chunks[1:]]
