@@ -10,6 +10,7 @@ a case's buffers, the call, the check, timing) the Judge asks that part.
 
 from __future__ import annotations
 
+import functools
 import time
 import traceback
 from pathlib import Path
@@ -437,10 +438,19 @@ class Judge:
 
         try:
             return example_and_functional(
-                self.challenge, self.params, seed, self.job.get("case_names")
+                self.challenge, self.params, seed, self.job.get("case_names"), self.written_names
             )
         except Exception as exc:
             raise Stop(V.JUDGE_ERROR, f"generating cases: {_describe(exc)}", _traceback(exc))
+
+    @functools.cached_property
+    def written_names(self) -> Optional[List[str]]:
+        """The functional cases' names as challenge.py's comments give them (None: unknown)."""
+        from generator.challenge.case_names import functional_names
+        from generator.challenge.pyfile import read_challenge_py
+
+        path = Path(self.job["challenge_dir"]) / "challenge.py"
+        return functional_names(read_challenge_py(path.read_text(), str(path)))
 
     def seed_record(self, seed: int) -> Dict[str, Any]:
         record = {"seed": seed, "verdict": V.PASS, "passed": 0, "skipped": 0, "message": ""}
