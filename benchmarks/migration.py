@@ -46,7 +46,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.machine import describe  # noqa: E402
-from generator import sandbox  # noqa: E402
+from generator.isolation.bwrap import sandboxed_command  # noqa: E402
 
 CHALLENGE_DIR = re.compile(r"^challenges/(easy|medium|hard)/[^/]+/")
 CORE = "challenges/core/"
@@ -135,7 +135,7 @@ def seeded_digests(tree: Path, names: List[str], perf_bytes: int) -> Dict[str, A
     """benchmarks/seeded_data.py over `names` of `tree`, sandboxed."""
     job = {"tree": str(tree), "directories": names, "seed": 0, "perf_bytes": perf_bytes}
     script = ROOT / "benchmarks" / "seeded_data.py"
-    command, _ = sandbox.sandboxed_command([sys.executable, str(script)], [tree, ROOT])
+    command, _ = sandboxed_command([sys.executable, str(script)], [tree, ROOT])
     env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
     done = subprocess.run(
         command, input=json.dumps(job), capture_output=True, text=True, env=env, timeout=3600

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
 if TYPE_CHECKING:  # the spec model (pydantic) is imported only when a spec must be parsed
     from generator.challenge.page import TextLoss
@@ -23,43 +23,11 @@ from generator.incremental import (
     spec_fingerprint,
 )
 from generator.naming import SPEC_NAME_RE, find_specs
+from generator.spec.batch import load_all
 from generator.spec.yamlpos import Position, SpecError, SpecErrors
 from generator.tree import Change, Output
 
 CORE_OWNER = tree_policy.CORE_OWNER
-
-
-def load_all(paths: Iterable[Path], root: Optional[Path] = None) -> List["LoadedSpec"]:
-    """Load every spec; collect the errors of all files before failing."""
-    from generator.spec import load_spec
-
-    loaded, errors = [], []
-    for path in paths:
-        try:
-            loaded.append(load_spec(path, root))
-        except SpecErrors as exc:
-            errors.extend(exc.errors)
-    errors.extend(_duplicate_ids(loaded))
-    if errors:
-        raise SpecErrors(errors)
-    return loaded
-
-
-def _duplicate_ids(loaded: List["LoadedSpec"]) -> List[SpecError]:
-    seen: Dict[int, "LoadedSpec"] = {}
-    errors = []
-    for item in loaded:
-        other = seen.get(item.spec.id)
-        if other is not None and other.path.resolve() != item.path.resolve():
-            errors.append(
-                SpecError(
-                    item.position("id"),
-                    f"id {item.spec.id} is also used by {other.display}",
-                    "every challenge needs its own id",
-                )
-            )
-        seen.setdefault(item.spec.id, item)
-    return errors
 
 
 def spec_paths(specs: List[Path], specs_dir: Path) -> List[Path]:

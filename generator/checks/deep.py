@@ -72,24 +72,13 @@ def _line(model: ChallengePy, method: str) -> int:
     return node.lineno if node is not None else 1
 
 
-def check(
-    challenges: Sequence[ChallengeDir],
-    models: Dict[Any, Optional[ChallengePy]],
-    report: Report,
-) -> None:
-    """The deep rules, run in the spec-code sandbox (deep_runner.py calls `check_here` there):
-    challenge.py is code chgen does not trust."""
-    from generator.checks.deep_runner import check_in_sandbox
-
-    check_in_sandbox(challenges, models, report)
-
-
 def check_here(
     challenges: Sequence[ChallengeDir],
     models: Dict[Any, Optional[ChallengePy]],
     report: Report,
 ) -> None:
-    """The deep rules in this process (the sandboxed child's side)."""
+    """The deep rules in this process: only ever in the spec-code sandbox's child (deep_runner.py
+    starts it; challenge.py is code chgen does not trust)."""
     import torch
 
     for ch in challenges:

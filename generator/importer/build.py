@@ -17,7 +17,7 @@ import math
 import re
 import tempfile
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
@@ -34,6 +34,7 @@ from generator.importer import infer, pyast, starters
 from generator.importer.equivalence import Equivalence, compare
 from generator.importer.infer import ParamInfo
 from generator.importer.report import ImportFailure, Report
+from generator.importer.result import ImportResult
 from generator.importer.trace import (
     ChallengeLoadError,
     Run,
@@ -57,34 +58,6 @@ STARTERS = tuple(lang.starter_name for lang in LANGUAGES)
 #: starters a tree may lack without that being a difference (languages newer than the tree)
 OPTIONAL_STARTERS = {lang.starter_name for lang in LANGUAGES if not lang.required_in_tree}
 _KNOWN_METHODS = set(pyast.METHODS) | {"_make"}
-
-
-@dataclass
-class ImportResult:
-    """The spec text and everything learnt while making it."""
-
-    spec_name: str  # <id>_<slug>.yaml
-    spec_text: str
-    svg_name: Optional[str]  # sidecar file name, when the SVG is not inline
-    svg_text: Optional[str]
-    report: Report
-    identical: Dict[str, bool]  # file (challenge.py, challenge.html, starter/...) -> byte-identical
-    equivalence: Equivalence
-    case_names: List[str]
-    generate_errors: List[str] = field(default_factory=list)  # why `chgen generate` refuses it
-    #: what the spec keeps of the page, per kind of part: {"values": n, "text": m} (page_parts)
-    page_parts: Dict[str, Dict[str, int]] = field(default_factory=dict)
-
-    def write(self, spec_path: Path) -> List[Path]:
-        """Write the spec (and its SVG sidecar next to it); return the paths written."""
-        spec_path.parent.mkdir(parents=True, exist_ok=True)
-        spec_path.write_text(self.spec_text, encoding="utf-8")
-        written = [spec_path]
-        if self.svg_name:
-            svg = spec_path.parent / self.svg_name
-            svg.write_text(self.svg_text + "\n", encoding="utf-8")
-            written.append(svg)
-        return written
 
 
 def _locate(directory: Path, report: Report) -> Tuple[int, str, str]:

@@ -10,12 +10,12 @@ copies of the original's inputs, must write the same outputs.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 import torch
 
+from generator.importer.result import CaseCheck, Equivalence
 from generator.importer.trace import (
     Run,
     Traced,
@@ -27,31 +27,6 @@ from generator.importer.trace import (
 
 #: functional cases up to this many elements also have their reference results compared
 REFERENCE_CASE_ELEMENTS = 1 << 18
-
-
-@dataclass
-class CaseCheck:
-    label: str
-    problems: List[str] = field(default_factory=list)  # keys, shapes, dtypes, scalars
-    differing: List[str] = field(default_factory=list)  # inputs equal in form but not in value
-    reference: List[str] = field(default_factory=list)  # outputs the references disagree on
-
-
-@dataclass
-class Equivalence:
-    signature: List[str]
-    cases: List[CaseCheck]
-
-    def problems(self, approximated: Optional[Dict[str, Any]] = None) -> List[str]:
-        """Every difference, except differing values in the cases `approximated` names."""
-        excused = set(approximated or ())
-        found = list(self.signature)
-        for case in self.cases:
-            found.extend(f"{case.label}: {p}" for p in case.problems)
-            found.extend(f"{case.label}: {p}" for p in case.reference)
-            if case.label not in excused:
-                found.extend(f"{case.label}: {name} differs in value" for name in case.differing)
-        return found
 
 
 def _signature(a: Any, b: Any) -> List[str]:

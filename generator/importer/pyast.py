@@ -406,17 +406,3 @@ def statement_of(layout: FunctionalLayout, line: Optional[int]) -> Optional[int]
         if first <= line <= last:
             return index
     return None
-
-
-def comment_above(layout: FunctionalLayout, line: int, after: int) -> Optional[str]:
-    """The comment block nearest above `line` that starts below `after` (joined lines)."""
-    candidates = [n for n in layout.comments if after < n < line]
-    if not candidates:
-        return None
-    last = max(candidates)
-    block = [layout.comments[last]]
-    n = last - 1
-    while n in layout.comments and n > after:
-        block.insert(0, layout.comments[n])
-        n -= 1
-    return " ".join(part for part in block if part)

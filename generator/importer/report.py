@@ -74,6 +74,7 @@ REASONS: Tuple[Tuple[str, str], ...] = (
     ),
     (r"chgen generate refuses the spec: ([^:(]*)", "chgen generate refuses the spec"),
     (r"the import process (?:died|stopped)", "the import process died"),
+    (r"the import process sent what chgen refuses", "the import process sent what chgen refuses"),
     (r"chgen import failed: (\w+)", "chgen import failed (a chgen bug)"),
 )
 
