@@ -70,12 +70,42 @@ def spec_error(loaded: LoadedSpec, folder: Path, challenge: str, finding: Findin
     except OSError:
         lines = []
     shown = lines[finding.line - 1] if 0 < finding.line <= len(lines) else ""
-    position = _case_position(loaded, finding.message) or _text_position(loaded, name, shown)
+    message = f"{finding.code} {finding.message}"
+    if finding.code in JAX_RULES and loaded.spec.reference_jax is not None:
+        position = _jax_position(loaded, shown)
+        message = _case_named(loaded, message)
+    else:
+        position = _case_position(loaded, finding.message) or _text_position(loaded, name, shown)
     return SpecError(
-        position,
-        f"{finding.code} {finding.message}",
-        f"fix it in the spec: it renders into {name} line {finding.line}",
+        position, message, f"fix it in the spec: it renders into {name} line {finding.line}"
     )
+
+
+#: the rules about reference_impl_jax: reported at the spec's reference_jax
+JAX_RULES = ("P019", "D008")
+
+
+def _jax_position(loaded: LoadedSpec, shown: str) -> Position:
+    """The reference_jax line a finding's line shows (where it raised), else its first line."""
+    needle = shown.strip()
+    text = loaded.spec.reference_jax or ""
+    own = text.splitlines()
+    if len(needle) >= _MIN_TRACE:
+        for k, line in enumerate(own):
+            if line.strip() and needle == line.strip():
+                return _line_within(loaded, ("reference_jax",), k, len(own))
+    return loaded.position("reference_jax")
+
+
+def _case_named(loaded: LoadedSpec, message: str) -> str:
+    """`functional case 3` as `functional case 3 (large)`: the spec names its cases."""
+
+    def named(match: "re.Match[str]") -> str:
+        index = int(match.group(1))
+        cases = loaded.spec.functional
+        return f"{match.group(0)} ({cases[index].name})" if index < len(cases) else match.group(0)
+
+    return _CASE_RE.sub(named, message, count=1)
 
 
 def _case_position(loaded: LoadedSpec, message: str) -> Optional[Position]:
@@ -108,6 +138,8 @@ def _candidates(loaded: LoadedSpec, name: str) -> Iterable[Tuple[PathKey, str]]:
             if case.note:
                 yield ("functional", i, "note"), case.note
         yield ("reference",), spec.reference
+        if spec.reference_jax:
+            yield ("reference_jax",), spec.reference_jax
         if spec.reference_helpers:
             yield ("reference_helpers",), spec.reference_helpers
         return
