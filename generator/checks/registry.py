@@ -186,7 +186,7 @@ _TABLE: Sequence[Tuple[str, str, str, str, str]] = [
     ("D007", _E, DEEP, "a test case does not match get_solve_signature",
      "give every parameter, with the signature's dtype"),
     ("D008", _E, DEEP, "reference_impl_jax fails or disagrees with reference_impl on the CPU",
-     "return what reference_impl writes (one array, or a tuple in signature order), within atol"),
+     "make it return what reference_impl writes (one array, or a tuple in signature order)"),
     # ---------------------------------------------------------------- specs
     ("G001", _E, SPECS, "spec error", "fix the spec"),
     ("G002", _E, SPECS, "generated tree is out of date",

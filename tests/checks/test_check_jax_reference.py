@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from generator.checks.registry import RULES
 from generator.cli import app
 from tests.conftest import ROOT
 
@@ -40,8 +41,9 @@ def findings(runner, tree: Path) -> dict:
     )
     data = json.loads(result.output)
     found: dict = {}
-    for finding in data["findings"]:
+    for finding in data:
         challenge = "/".join(Path(finding["path"]).parts[-3:-1])
+        finding["message"] = finding["message"].removesuffix("; " + RULES[finding["code"]].fix)
         found.setdefault(challenge, []).append(finding)
     return found
 
