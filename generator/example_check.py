@@ -18,6 +18,7 @@ import textwrap
 from typing import Any, Dict, List, Optional
 
 from generator.dtypes import lookup
+from generator.incremental import JAX_VERIFIERS, verifier_versions
 from generator.spec.loader import LoadedSpec, resolve_shape
 from generator.spec.model import REFERENCE_OUTPUTS
 from generator.spec.yamlpos import SpecError, SpecErrors
@@ -37,6 +38,9 @@ def example_fingerprint(loaded: LoadedSpec) -> str:
         # the tolerance check (tolerance_check.py) measures the reference against the oracle
         "oracle": spec.oracle.model_dump() if spec.oracle else None,
     }
+    if spec.reference_jax is not None:  # checked against the reference by JAX, whose version counts
+        payload["reference_jax"] = spec.reference_jax
+        payload["jax"] = verifier_versions(JAX_VERIFIERS)
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:16]
 
 

@@ -558,6 +558,26 @@ class ChallengePyContext(TemplateContext):
     helper_methods: List[List[str]]
     #: a multi-GPU challenge: get_rank_layout's dict, as Python source; None otherwise
     rank_layout: Optional[str] = None
+    #: reference_impl_jax, when the spec has a reference_jax
+    reference_jax: Optional["JaxReference"] = None
+
+
+@dataclass(frozen=True)
+class JaxReference:
+    """reference_impl_jax: its parameters (the in/inout tensors and the scalars, unannotated, as
+    the public set writes them) and its body's lines."""
+
+    declarations: str
+    lines: List[str]
+
+
+def jax_reference(spec: Spec) -> Optional[JaxReference]:
+    if spec.reference_jax is None:
+        return None
+    names = ", ".join(p.name for p in spec.signature if p.direction != "out")
+    # a blank first line stays (black keeps it, and public references have one)
+    lines = textwrap.dedent(spec.reference_jax).rstrip().splitlines()
+    return JaxReference(names + ("," if spec.exploded_reference_jax else ""), lines)
 
 
 def ctype_of(p: Param) -> str:
@@ -643,6 +663,7 @@ def challenge_py_context(spec: Spec) -> ChallengePyContext:
         helper_functions=helper_functions_,
         helper_methods=helper_methods,
         rank_layout=rank_layout_literal(spec),
+        reference_jax=jax_reference(spec),
     )
 
 

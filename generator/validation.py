@@ -75,11 +75,14 @@ def spec_error(loaded: LoadedSpec, folder: Path, challenge: str, finding: Findin
     except OSError:
         lines = []
     shown = lines[finding.line - 1] if 0 < finding.line <= len(lines) else ""
-    position = (
-        _case_position(loaded, finding.message)
-        or _heading_position(loaded, name, shown, finding.message)
-        or _text_position(loaded, name, shown)
-    )
+    if finding.code in JAX_RULES and loaded.spec.reference_jax is not None:
+        position = _jax_position(loaded, shown)
+    else:
+        position = (
+            _case_position(loaded, finding.message)
+            or _heading_position(loaded, name, shown, finding.message)
+            or _text_position(loaded, name, shown)
+        )
     message, hint = _in_spec_words(loaded, finding)
     where = f"it renders into {name} line {finding.line}"
     return SpecError(
@@ -109,6 +112,22 @@ def _in_spec_words(loaded: LoadedSpec, finding: Finding) -> Tuple[str, str]:
     if hint and fix and message.endswith(f"; {fix}"):
         message = message[: -len(f"; {fix}")]
     return message, hint
+
+
+#: the rules about reference_impl_jax: reported at the spec's reference_jax
+JAX_RULES = ("P019", "D008")
+
+
+def _jax_position(loaded: LoadedSpec, shown: str) -> Position:
+    """The reference_jax line a finding's line shows (where it raised), else its first line."""
+    needle = shown.strip()
+    text = loaded.spec.reference_jax or ""
+    own = text.splitlines()
+    if len(needle) >= _MIN_TRACE:
+        for k, line in enumerate(own):
+            if line.strip() and needle == line.strip():
+                return _line_within(loaded, ("reference_jax",), k, len(own))
+    return loaded.position("reference_jax")
 
 
 def _case_position(loaded: LoadedSpec, message: str) -> Optional[Position]:
@@ -180,6 +199,8 @@ def _candidates(loaded: LoadedSpec, name: str) -> Iterable[Tuple[PathKey, str]]:
             if case.note:
                 yield ("functional", i, "note"), case.note
         yield ("reference",), spec.reference
+        if spec.reference_jax:
+            yield ("reference_jax",), spec.reference_jax
         if spec.reference_helpers:
             yield ("reference_helpers",), spec.reference_helpers
         return

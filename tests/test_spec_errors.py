@@ -225,6 +225,42 @@ GOLDEN_SPECS = Path(__file__).parent / "golden" / "specs"
             "would replace a name chgen writes",
         ),
         (
+            "901_channel_pair_sum.yaml",
+            "  return y, y.sum()\n",
+            "  y.sum()\n",
+            "reference_jax: |",
+            "reference_jax returns nothing: reference_impl_jax returns the outputs (return their "
+            "values as arrays, in signature order: `return y, total`)",
+        ),
+        (
+            "901_channel_pair_sum.yaml",
+            "reference_jax: |\n",
+            "reference_jax: |\n  import numpy as np\n",
+            "reference_jax: |",
+            "reference_jax line 1 imports numpy; it may import jax modules and math only",
+        ),
+        (
+            "901_channel_pair_sum.yaml",
+            "  return y, y.sum()\n",
+            "  return y, y.sum(\n",
+            "reference_jax: |",
+            "reference_jax is not valid Python",
+        ),
+        (
+            "202_2d_row_sums.yaml",
+            "  y.copy_(X.sum(dim=1) * scale)\n",
+            "  y.copy_(X.sum(dim=1) * scale)\nexploded_reference_jax: true\n",
+            "exploded_reference_jax: true",
+            "exploded_reference_jax without a reference_jax",
+        ),
+        (
+            "201_mix_rounds.yaml",
+            "  def _mix_rounds(self,",
+            "  def reference_impl_jax(self,",
+            "reference_helpers: |",
+            "helper 'reference_impl_jax' would replace a name chgen writes",
+        ),
+        (
             "201_mix_rounds.yaml",
             "single_element, scalars: {N: 1, R: 1}",
             "single_element, scalars: {N: -1, R: 1}",

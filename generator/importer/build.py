@@ -132,7 +132,11 @@ def _reference(source: pyast.ChallengeSource, params: List[ParamInfo], report: R
                 f"reference_impl takes ({', '.join(ref.params)}) but solve takes "
                 f"({', '.join(names)}); the body is kept as written (not representable)"
             )
-    imports = [source.imports[n] for n in sorted(ref.free_names) if n in source.imports]
+    imports = [
+        source.imports[n]
+        for n in sorted(ref.free_names)
+        if n in source.imports and n not in source.helper_imports
+    ]
     if imports:
         report.note(
             "reference: " + "; ".join(f"`{line}`" for line in imports) + " moved into the body "
@@ -159,8 +163,6 @@ def _reference(source: pyast.ChallengeSource, params: List[ParamInfo], report: R
         )
     if ref.docstring:
         report.note("reference_impl's docstring is dropped")
-    if "reference_impl_jax" in source.methods:
-        report.note("reference_impl_jax has no place in a spec and is dropped (not representable)")
     extra = [
         m
         for m in source.methods
@@ -172,6 +174,40 @@ def _reference(source: pyast.ChallengeSource, params: List[ParamInfo], report: R
             "recorded as data"
         )
     return body.rstrip("\n") + "\n"
+
+
+def _reference_jax(
+    source: pyast.ChallengeSource, params: List[ParamInfo], report: Report
+) -> Dict[str, Any]:
+    """reference_impl_jax as the spec's reference_jax (its header is chgen's: the in/inout
+    tensors and the scalars in solve order); empty when there is none or it takes others."""
+    jax = source.reference_jax
+    if jax is None:
+        return {}
+    expected = [p.name for p in params if p.direction != "out"]
+    if jax.params != expected:
+        report.note(
+            f"reference_impl_jax takes ({', '.join(jax.params)}), not the in/inout tensors and "
+            f"scalars ({', '.join(expected)}); it is dropped (not representable)"
+        )
+        return {}
+    module_level = sorted(
+        n
+        for n in jax.free_names
+        if n in set(source.imports) | source.module_names
+        and n not in source.helper_names | source.helper_imports
+    )
+    if module_level:
+        report.note(
+            f"reference_impl_jax uses module-level {', '.join(module_level)} from challenge.py, "
+            "which a spec cannot carry; it is dropped (not representable)"
+        )
+        return {}
+    found: Dict[str, Any] = {"reference_jax": jax.body + "\n"}
+    if jax.exploded:
+        found["exploded_reference_jax"] = True
+        report.note("exploded_reference_jax: reference_impl_jax lists one parameter per line")
+    return found
 
 
 def ref_node(source: pyast.ChallengeSource) -> ast.Module:
@@ -691,6 +727,7 @@ def import_challenge(
         "signature": _signature(read.params, _latex(read.params, read.sizes, page)),
         "reference_helpers": read.source.helpers + "\n" if read.source.helpers else None,
         "reference": reference,
+        **_reference_jax(read.source, read.params, report),
         "description": page.description + "\n",
         "svg": svg_name or (page.svg + "\n" if page.svg else None),
         "after_svg": page.after_svg + "\n" if page.after_svg else None,

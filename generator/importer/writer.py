@@ -20,6 +20,7 @@ _GROUPS = [
     ["signature"],
     ["reference_helpers"],
     ["reference"],
+    ["reference_jax", "exploded_reference_jax"],
     ["description", "svg", "after_svg"],
     ["requirements"],
     ["constraints"],
@@ -159,7 +160,7 @@ def _item_lines(item: Dict[str, Any], indent: int) -> List[str]:
 
 
 def _field(key: str, value: Any) -> List[str]:
-    if key in ("reference", "reference_helpers", "description", "after_svg") or (
+    if key in ("reference", "reference_helpers", "reference_jax", "description", "after_svg") or (
         key == "svg" and "\n" in value
     ):
         return block(key, value)

@@ -988,6 +988,53 @@ def _validate_exploded_solve(view: SignatureView) -> Iterable[Issue]:
             yield ("exploded_solve", j), f"{key!r} is not a Python starter", f"use {python}"
 
 
+#: the modules reference_jax may import (challenge.py's own imports allow math beside JAX)
+JAX_REFERENCE_MODULES = ("jax", "math")
+
+
+def _validate_reference_jax(view: SignatureView) -> Iterable[Issue]:
+    """reference_impl_jax returns the outputs and imports JAX (or math) only; generation then
+    runs it against the reference on every case (generator/checks/jax_reference.py)."""
+    spec = view.spec
+    if spec.reference_jax is None:
+        if spec.exploded_reference_jax:
+            yield (
+                ("exploded_reference_jax",),
+                "exploded_reference_jax without a reference_jax",
+                "drop it, or add the body of reference_impl_jax as reference_jax",
+            )
+        return
+    where = ("reference_jax",)
+    body = ast.parse(spec.reference_jax).body
+    own = [node for statement in body for node in _outside_functions(statement)]
+    for node in own:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module]
+            for module in names:
+                if (module or "").split(".")[0] not in JAX_REFERENCE_MODULES:
+                    yield (
+                        where,
+                        f"reference_jax line {node.lineno} imports {module}; it may import jax "
+                        "modules and math only",
+                        "write it in jax and jax.numpy (import jax.numpy as jnp)",
+                    )
+    if not any(isinstance(node, ast.Return) and node.value is not None for node in own):
+        outputs = ", ".join(p.name for p in view.outputs)
+        yield (
+            where,
+            "reference_jax returns nothing: reference_impl_jax returns the outputs",
+            f"return their values as arrays, in signature order: `return {outputs}`",
+        )
+
+
+def _outside_functions(node: ast.AST) -> Iterable[ast.AST]:
+    """`node` and what it holds, except the bodies of the functions and classes it defines."""
+    yield node
+    for child in ast.iter_child_nodes(node):
+        if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            yield from _outside_functions(child)
+
+
 def _validate_helpers(view: SignatureView) -> Iterable[Issue]:
     """Starter helpers name a language chgen writes; Python ones must parse (the others are
     proved by the compile checks of the starters)."""
@@ -1248,6 +1295,7 @@ SECTION_VALIDATORS: Tuple[Callable[[SignatureView], Iterable[Issue]], ...] = (
     _validate_accuracy_floor,
     _validate_scaffold,
     _validate_exploded_solve,
+    _validate_reference_jax,
     _validate_helpers,
     _validate_case_forms,
     _validate_values,

@@ -703,6 +703,11 @@ class Spec(Strict):
     starter_helpers: Dict[str, str] = Field(default_factory=dict)
     #: language keys whose solve lists one parameter per line (black's magic trailing comma)
     exploded_solve: List[str] = Field(default_factory=list)
+    #: the body of reference_impl_jax (jax, jnp): takes the in/inout tensors and the scalars in
+    #: solve order, returns the outputs (out and inout tensors; a tuple of them when several)
+    reference_jax: Optional[str] = None
+    #: reference_impl_jax lists one parameter per line (black's magic trailing comma)
+    exploded_reference_jax: bool = False
 
     @model_validator(mode="before")
     @classmethod
@@ -776,6 +781,11 @@ class Spec(Strict):
     def _reference_parses(cls, v: str) -> str:
         return _check_python(v, "reference")
 
+    @field_validator("reference_jax")
+    @classmethod
+    def _reference_jax_parses(cls, v: Optional[str]) -> Optional[str]:
+        return v if v is None else _check_python(v, "reference_jax")
+
     @field_validator("reference_helpers")
     @classmethod
     def _helpers_are_functions(cls, v: Optional[str]) -> Optional[str]:
@@ -825,7 +835,15 @@ def _check_python(code: str, what: str) -> str:
 
 #: names a reference helper may not take: the methods and names challenge.py already has
 HELPER_CLASHES = frozenset(
-    {"reference_impl", "get_solve_signature", "_make", "torch", "ctypes", "ChallengeBase"}
+    {
+        "reference_impl",
+        "reference_impl_jax",
+        "get_solve_signature",
+        "_make",
+        "torch",
+        "ctypes",
+        "ChallengeBase",
+    }
 )
 
 
