@@ -114,7 +114,11 @@ def generate(
         written=False,
         losses=tuple(page_losses(out, output, planned.edited, list(specs), root)),
     )
-    if check or result.up_to_date or (result.conflicts and not force):
+    if check or (result.conflicts and not force):
+        return result
+    if result.up_to_date:
+        if tree.has_leftovers(out):
+            tree.write(out, output, force=force)  # clears what an interrupted run left
         return result
     try:
         changes = tree.write(out, output, force=force)

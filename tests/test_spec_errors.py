@@ -131,14 +131,14 @@ def test_wrong_hand_written_example_names_the_spec_line(workdir: Path, runner):
     spec = workdir / "specs" / "142_rms_norm_backward.yaml"
     text = spec.read_text().replace("dx: [[1.375, 1.625", "dx: [[1.5, 1.625")
     spec.write_text(text)
-    before = (workdir / "generated" / ".chgen-manifest.json").read_text()
+    before = (workdir / "generated" / ".chgen" / "manifest.json").read_text()
     result = runner.invoke(app, ["generate"])
     assert result.exit_code == 1
     line = line_of(text, "dx: [[1.5, 1.625")
     assert f"specs/142_rms_norm_backward.yaml:{line}:" in result.output
     assert "reference computes 1.37499" in result.output
     assert "Traceback" not in result.output
-    assert (workdir / "generated" / ".chgen-manifest.json").read_text() == before
+    assert (workdir / "generated" / ".chgen" / "manifest.json").read_text() == before
 
 
 def test_cli_reports_one_line_per_error_and_no_traceback(workdir: Path, runner):
