@@ -139,11 +139,6 @@ def _case_position(loaded: LoadedSpec, message: str) -> Optional[Position]:
     return loaded.position("functional", index, "inputs" if case.inputs else "name")
 
 
-#: a page line that is one <h2>, and a finding about a section the page lacks
-_H2_RE = re.compile(r"^\s*<h2>(.*?)</h2>\s*$")
-_MISSING_RE = re.compile(r"no <h2>(.*?)</h2> section")
-
-
 def _heading_position(
     loaded: LoadedSpec, name: str, shown: str, message: str
 ) -> Optional[Position]:
@@ -152,12 +147,12 @@ def _heading_position(
     requirements or the constraints."""
     if not name.endswith(".html"):
         return None
+    from generator.challenge.page import heading_title, missing_section_title
     from generator.html import example_titles
 
     spec = loaded.spec
-    heading = _H2_RE.match(shown)
-    missing = _MISSING_RE.search(message)
-    title = heading.group(1) if heading else missing.group(1) if missing else None
+    missing = missing_section_title(message)
+    title = heading_title(shown) or missing
     if title is None:
         return None
     titles = example_titles([ex.title for ex in spec.examples])

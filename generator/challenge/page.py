@@ -1123,3 +1123,20 @@ def text_losses(old: str, new: str) -> List[TextLoss]:
 def describe_losses(losses: List[TextLoss], width: int = 60) -> str:
     """One line for a page's losses: `Example 2 loses "Input x -1.5 …"; Constraints loses ...`."""
     return "; ".join(f"{loss.label} loses {loss.phrase(width)}" for loss in losses)
+
+
+#: a page line that is one <h2>, and a rule's words for a section the page lacks (checks/html.py)
+_H2_LINE_RE = re.compile(r"^\s*<h2>(.*?)</h2>\s*$")
+_MISSING_SECTION_RE = re.compile(r"no <h2>(.*?)</h2> section")
+
+
+def heading_title(line: str) -> Optional[str]:
+    """The title of a page line that is one <h2> heading, else None."""
+    match = _H2_LINE_RE.match(line)
+    return match.group(1) if match else None
+
+
+def missing_section_title(message: str) -> Optional[str]:
+    """The section a finding says the page lacks (`no <h2>Example</h2> section`), else None."""
+    match = _MISSING_SECTION_RE.search(message)
+    return match.group(1) if match else None
