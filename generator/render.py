@@ -25,7 +25,7 @@ from generator.dtypes import lookup
 from generator.formatting import LINE_LENGTH, format_text
 from generator.languages import LANGUAGES, SigParam, for_gpus
 from generator.resources import template_dir
-from generator.spec import shapes
+from generator.spec import code_inputs, shapes
 from generator.spec.loader import LoadedSpec, shape_of, size_names
 from generator.spec.model import (
     Case,
@@ -398,8 +398,12 @@ def case_code(
                 value = p.name if p.name in sizes else py_number(scalars[p.name])
             entries.append(f'"{p.name}": {value}')
         return CaseCode("", lines, "{" + ", ".join(entries) + "}")
+    made = made_together(spec, dists)
     for p in spec.signature:
-        if p.is_tensor and p.direction != "out":
+        if p.is_tensor and p.direction != "out" and p.name not in made:
+            if dists[p.name].kind == "code":
+                lines.extend(code_inputs.code_lines(p.name, dists[p.name].code))
+                continue
             drawn = distribution_expr(p, dists[p.name], shape_tuple(p, overrides))
             lines.append(f"{p.name} = {drawn}")
     call = make_call(spec, scalars)
@@ -412,6 +416,12 @@ def case_code(
 
 #: the CPU generator a drawn example's inputs come from (the same values on every device)
 EXAMPLE_GENERATOR = "generator"
+
+
+def made_together(spec: Spec, forms: Mapping[str, Distribution]) -> Dict[str, str]:
+    """The inputs an earlier input's code makes (they have no line of their own)."""
+    order = [p.name for p in spec.signature if p.is_tensor and p.direction != "out"]
+    return code_inputs.made_together(order, forms)
 
 
 def example_draw_expr(param: Param, dist: Distribution, shape: str) -> str:
@@ -435,8 +445,14 @@ def example_code(spec: Spec, ex: Example) -> CaseCode:
     lines = size_assignment(spec, ex.scalars)
     if ex.seed is not None:
         lines.append(f"{EXAMPLE_GENERATOR} = torch.Generator().manual_seed({ex.seed})")
+    made = made_together(spec, ex.drawn)
     for p in spec.signature:
+        if p.name in made:
+            continue
         if p.is_tensor and p.direction != "out" and p.name in ex.drawn:
+            if ex.drawn[p.name].kind == "code":
+                lines.extend(code_inputs.code_lines(p.name, ex.drawn[p.name].code))
+                continue
             drawn = example_draw_expr(p, ex.drawn[p.name], shape_tuple(p, ex.shapes))
             lines.append(f"{p.name} = {drawn}")
         elif p.is_tensor and p.direction != "out":
@@ -755,7 +771,9 @@ def shown_data(p: Param, example: Example, given: Mapping[str, Any]) -> Any:
         return given[p.name]
     dims = shapes.resolve(shape_of(p, example.shapes), example.scalars)
     dist = example.drawn.get(p.name)
-    how = None if dist is None else html.draw_text(dist.kind, draw_args(dist))
+    how = None
+    if dist is not None and dist.kind != "code":  # code says how in its own words
+        how = html.draw_text(dist.kind, draw_args(dist))
     return html.Summarised(tuple(dims), how)
 
 

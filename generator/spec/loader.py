@@ -21,7 +21,7 @@ from pydantic import BaseModel, ValidationError
 from generator.challenge.page import BULLET
 from generator.dtypes import DTYPES, lookup
 from generator.naming import IDENT_RE, SPEC_NAME_RE, find_specs  # noqa: F401 - re-exported
-from generator.spec import shapes
+from generator.spec import code_inputs, shapes
 from generator.spec.model import (
     EXAMPLE_DRAW_KINDS,
     REFERENCE_OUTPUTS,
@@ -949,7 +949,7 @@ def _validate_case_forms(view: SignatureView) -> Iterable[Issue]:
         own = case.inputs
         merged = {**spec.defaults.inputs, **own}
         for name, dist in merged.items():
-            if dist.kind in ("values", "correlated"):
+            if dist.kind in ("values", "correlated", "code"):
                 loc = where + ("inputs", name) if name in own else ("defaults", "inputs", name)
                 yield (
                     loc,
@@ -1245,8 +1245,15 @@ def _check_example(spec, index, params, inputs, outputs) -> Iterable[Issue]:
                 f"{name!r} is not a scalar of the signature",
                 f"name one of {', '.join(scalar_names) or '(none)'}",
             )
+    made = code_inputs.made_together([p.name for p in inputs], ex.drawn)
     for p in inputs:
-        if p.name not in ex.inputs:
+        if p.name in made and p.name in ex.inputs:
+            yield (
+                base + ("inputs", p.name),
+                f"{p.name!r} is made by the code of {made[p.name]!r}, and given here too",
+                f"drop this entry, or stop binding {p.name} in that code",
+            )
+        elif p.name not in ex.inputs and p.name not in made:
             yield (
                 base + ("inputs",),
                 f"{label} gives no value for input {p.name!r}",
@@ -1291,10 +1298,13 @@ def _check_drawn_example(ex, base, label, params, inputs) -> Iterable[Issue]:
                 "{normal: [mean, std]}, {uniform: [lo, hi]} or {randint: [lo, hi]}",
             )
         elif key in params and params[key] in inputs:
+            order = [p.name for p in inputs]
             yield from _check_distribution(
-                params[key], dist, params, [], ex.scalars, base + ("inputs", key), ex.shapes
+                params[key], dist, params, order, ex.scalars, base + ("inputs", key), ex.shapes
             )
-    random = [k for k, d in ex.drawn.items() if d.kind != "constant"]
+    # a code input draws as its code says (from `generator` when the example has a seed)
+    random = [k for k, d in ex.drawn.items() if d.kind not in ("constant", "code")]
+    coded = [k for k, d in ex.drawn.items() if d.kind == "code"]
     if random and ex.seed is None:
         yield (
             base + ("inputs", random[0]),
@@ -1302,7 +1312,7 @@ def _check_drawn_example(ex, base, label, params, inputs) -> Iterable[Issue]:
             "add seed: 0 (or any seed) to the example: its inputs are drawn on the CPU "
             "generator with it",
         )
-    if ex.seed is not None and not random:
+    if ex.seed is not None and not random and not coded:
         yield (
             base + ("seed",),
             f"{label} gives a seed but draws no input",
@@ -1340,7 +1350,16 @@ def _check_inputs(spec, params, inputs, own, scalars, where, overrides=None) -> 
                 f"{key!r} is not an input tensor",
                 "use the name of an in or inout tensor",
             )
+    made = code_inputs.made_together(order, merged)
     for p in inputs:
+        if p.name in made:
+            if p.name in own:
+                yield (
+                    where + (p.name,),
+                    f"{p.name!r} is made by the code of {made[p.name]!r}, and given here too",
+                    f"drop this entry, or stop binding {p.name} in that code",
+                )
+            continue
         if p.name not in merged:
             yield where, f"no distribution for input {p.name!r}", "add it or give a default"
             continue
@@ -1349,8 +1368,20 @@ def _check_inputs(spec, params, inputs, own, scalars, where, overrides=None) -> 
         yield from _check_distribution(p, dist, params, order, scalars, loc, overrides or {})
 
 
+def _check_code_input(p: Param, dist: Any, params, order, loc) -> Iterable[Issue]:
+    names = {
+        n: ("scalar" if not q.is_tensor else "output tensor" if q.direction == "out" else "input")
+        for n, q in params.items()
+    }
+    for message, hint in code_inputs.code_problems(p.name, dist.code, order, names):
+        yield loc + ("code",), message, hint
+
+
 def _check_distribution(p: Param, dist: Distribution, params, order, scalars, loc, overrides):
     kind = dist.kind
+    if kind == "code":
+        yield from _check_code_input(p, dist, params, order, loc)
+        return
     if kind in ("uniform", "randint"):
         low, high = getattr(dist, kind)
         if not low < high:
