@@ -2,7 +2,8 @@
 
 Both are imported on the CPU and their cases drawn with the judge's seeds (example `seed`,
 functional `seed + 1`, performance `seed + 2`). Inputs must match in shape, dtype and value
-(performance cases, drawn on the meta device, in shape and dtype); scalars must be equal; outputs
+(performance cases, drawn on the meta device, in shape and dtype, and where their tensors are small
+enough to draw on the CPU, drawn there too and in value); scalars must be equal; outputs
 must start alike (empty, zeros, a fill value) and a case must use the base class's descriptors in
 both or neither (the runner draws and seeds those itself); both references, run on the same
 copies of the original's inputs, must write the same outputs.
@@ -21,6 +22,7 @@ from generator.importer.trace import (
     Traced,
     load_challenge,
     output_start,
+    performance_case,
     run_cases,
     same_start,
 )
@@ -42,15 +44,13 @@ class Equivalence:
     signature: List[str]
     cases: List[CaseCheck]
 
-    def problems(self, approximated: Optional[Dict[str, Any]] = None) -> List[str]:
-        """Every difference, except differing values in the cases `approximated` names."""
-        excused = set(approximated or ())
+    def problems(self) -> List[str]:
+        """Every difference: of form, of values, of reference results."""
         found = list(self.signature)
         for case in self.cases:
-            found.extend(f"{case.label}: {p}" for p in case.problems)
-            found.extend(f"{case.label}: {p}" for p in case.reference)
-            if case.label not in excused:
-                found.extend(f"{case.label}: {name} differs in value" for name in case.differing)
+            found.extend(f"case {case.label}: {p}" for p in case.problems)
+            found.extend(f"case {case.label}: {p}" for p in case.reference)
+            found.extend(f"case {case.label}: {name} differs in value" for name in case.differing)
         return found
 
 
@@ -167,8 +167,24 @@ def compare(
                 f"the references disagree on {n}" if " " not in n else n for n in found
             )
         cases.append(check)
-    cases.append(_compare_case("performance", run_a.performance, run_b.performance, signature))
+    performance = _compare_case("performance", run_a.performance, run_b.performance, signature)
+    if not performance.problems and _bytes(run_a.performance) <= PERFORMANCE_VALUE_BYTES:
+        on_cpu = [performance_case(c, seed, "cpu") for c in (original, generated)]
+        if all(c is not None for c in on_cpu):
+            performance.differing = _compare_case("performance", *on_cpu, signature).differing
+    cases.append(performance)
     return Equivalence(problems, cases)
+
+
+#: a performance case whose tensors take at most this many bytes is also drawn on the CPU, and its
+#: values compared
+PERFORMANCE_VALUE_BYTES = 1 << 28
+
+
+def _bytes(case: Traced) -> int:
+    return sum(
+        v.numel() * v.element_size() for v in case.values.values() if isinstance(v, torch.Tensor)
+    )
 
 
 def compare_files(

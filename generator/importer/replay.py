@@ -1,0 +1,724 @@
+"""A traced case -> the torch code that makes its inputs as the original did (`{code: ...}`).
+
+The trace (trace.py) recorded every torch call of a test method, with its arguments and result.
+The calls a case needs are those that make its input tensors (and every change made to them
+afterwards, through views too), and every random draw made while the case was being built, used
+or not: the random stream then advances exactly as in the original, so the same seed gives the
+same values. They are written back as Python in the order they were made: a result used once is
+written inside the call that uses it (`torch.empty(...).uniform_(-1, 1) * mask`) when that keeps
+the order of evaluation; otherwise it gets a name. Sizes in shape arguments are written by name.
+
+Where the case takes values out of data drawn on `self.device` into Python (`int(mask.sum())`
+for a count), the code draws on the CPU and moves the inputs to `self.device` at the end: the
+count it fixes is then right on every device (and the values on the CPU the original's).
+What cannot be written back (its own torch.Generator, an object that is not a tensor, number or
+torch constant, a draw shared with an earlier case) is a ReplayError, which refuses the case.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass, field
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Set, Tuple
+
+import torch
+
+from generator.importer.trace import Call
+
+#: calls that draw from torch's default generator (an in-place draw's tensor is its first argument)
+RANDOM = frozenset(
+    {
+        "rand", "randn", "randint", "randperm", "rand_like", "randn_like", "randint_like",
+        "normal", "bernoulli", "multinomial", "poisson", "uniform_", "normal_", "random_",
+        "bernoulli_", "exponential_", "cauchy_", "geometric_", "log_normal_", "dropout",
+        "dropout_", "rrelu", "rrelu_", "trunc_normal_", "xavier_uniform_", "xavier_normal_",
+        "kaiming_uniform_", "kaiming_normal_", "orthogonal_", "sparse_",
+    }
+)  # fmt: skip
+#: calls that give Python values that depend on a tensor's shape or type only, not its data
+SHAPE_ONLY = frozenset(
+    {
+        "shape", "size", "dim", "ndim", "ndimension", "numel", "nelement", "dtype", "device",
+        "__len__", "stride", "is_contiguous", "element_size", "is_floating_point", "layout",
+        "requires_grad", "storage_offset", "is_cuda", "is_complex", "names", "__repr__",
+        "__format__", "__str__", "__hash__", "data_ptr",
+    }
+)  # fmt: skip
+#: Tensor methods written as operators: `a.mul(b)` is `a * b`
+BINARY = {
+    "add": "+", "sub": "-", "mul": "*", "div": "/", "matmul": "@", "pow": "**", "gt": ">",
+    "lt": "<", "ge": ">=", "le": "<=", "eq": "==", "ne": "!=", "__add__": "+", "__sub__": "-",
+    "__mul__": "*", "__truediv__": "/", "__div__": "/", "__floordiv__": "//", "__mod__": "%",
+    "__pow__": "**", "__matmul__": "@", "__and__": "&", "__or__": "|", "__xor__": "^",
+    "__lshift__": "<<", "__rshift__": ">>", "__gt__": ">", "__lt__": "<", "__ge__": ">=",
+    "__le__": "<=", "__eq__": "==", "__ne__": "!=",
+}  # fmt: skip
+#: reflected operators: `a.__rsub__(2)` is `2 - a`
+REFLECTED = {
+    "__radd__": "+", "__rsub__": "-", "__rmul__": "*", "__rtruediv__": "/", "__rdiv__": "/",
+    "__rfloordiv__": "//", "__rmod__": "%", "__rpow__": "**", "__rmatmul__": "@",
+    "__rand__": "&", "__ror__": "|", "__rxor__": "^",
+}  # fmt: skip
+UNARY = {"neg": "-", "__neg__": "-", "__invert__": "~", "bitwise_not": "~", "__pos__": "+"}
+#: factories and methods whose shape argument is written with the sizes' names where it is the
+#: shape of one of the case's inputs
+SHAPED_FACTORIES = frozenset({"empty", "zeros", "ones", "rand", "randn", "full", "randint"})
+SHAPED_METHODS = frozenset(
+    {"view", "reshape", "expand", "repeat", "new_empty", "new_zeros", "new_ones", "new_full"}
+)
+#: an unknown tensor (made outside torch) is written as literal data up to this many elements
+LITERAL_ELEMENTS = 4096
+
+
+class ReplayError(Exception):
+    """The case's inputs cannot be written back as code; the message says why."""
+
+
+@dataclass
+class Chunk:
+    """The code of one input (`owner`) and of the inputs made together with it."""
+
+    owner: str
+    made: List[str]  # every input the chunk binds, the owner first
+    lines: List[str]
+    expression: Optional[str] = None  # the owner's value, when its code is one expression
+
+    @property
+    def code(self) -> str:
+        return self.expression if self.expression is not None else "\n".join(self.lines) + "\n"
+
+
+@dataclass
+class Replayed:
+    chunks: List[Chunk]
+    seed: Optional[int]  # torch.manual_seed before the case's first call (the case's `seed`)
+    on_cpu: bool  # drawn on the CPU, then moved (see the module docstring)
+
+
+# ---------------------------------------------------------------------------------- spelling
+
+
+@functools.lru_cache(maxsize=1)
+def _public_functions() -> Dict[int, str]:
+    """id of every public torch function -> how Python names it (`torch.nn.functional.softmax`)."""
+    import torch.nn.functional as F
+
+    found: Dict[int, str] = {}
+    spaces = (
+        ("torch", torch),
+        ("torch.nn.functional", F),
+        ("torch.linalg", torch.linalg),
+        ("torch.fft", torch.fft),
+        ("torch.special", torch.special),
+        ("torch.nn.init", torch.nn.init),
+    )
+    for prefix, module in spaces:
+        for name in dir(module):
+            if name.startswith("_"):
+                continue
+            try:
+                value = getattr(module, name)
+            except Exception:  # noqa: BLE001 - a lazy attribute that fails is no function
+                continue
+            if callable(value) and not isinstance(value, type):
+                found.setdefault(id(value), f"{prefix}.{name}")
+    return found
+
+
+def _method_name(call: Call) -> Optional[str]:
+    """The Tensor method or attribute a call is (`uniform_`, `shape`), else None."""
+    func = call.func
+    if call.name == "__get__":
+        owner = getattr(func, "__self__", None)
+        return getattr(owner, "__name__", None)
+    qualified = getattr(func, "__qualname__", "") or ""
+    if qualified.split(".")[0] in ("TensorBase", "Tensor", "_TensorBase") and call.args:
+        if isinstance(call.args[0], torch.Tensor):
+            return call.name
+    return None
+
+
+def _is_attribute(call: Call) -> bool:
+    return call.name == "__get__"
+
+
+def _mutated(call: Call) -> Optional[torch.Tensor]:
+    """The tensor a call changes in place (its first argument, or `out=`), if any."""
+    method = _method_name(call)
+    first = call.args[0] if call.args and isinstance(call.args[0], torch.Tensor) else None
+    if method is not None and first is not None:
+        if method == "__setitem__" or (
+            method.endswith("_") and not method.endswith("__") and call.out is first
+        ):
+            return first
+        if method.startswith("__i") and method.endswith("__") and call.out is first:
+            return first  # __iadd__ and the like
+    out = call.kwargs.get("out")
+    if isinstance(out, torch.Tensor):
+        return out
+    name = _public_functions().get(id(call.func), "")
+    if name.startswith("torch.nn.init.") and first is not None:
+        return first
+    return None
+
+
+def _tensors(value: Any) -> Iterator[torch.Tensor]:
+    if isinstance(value, torch.Tensor):
+        yield value
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            yield from _tensors(item)
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _tensors(item)
+
+
+def _root(t: torch.Tensor) -> Tuple[str, int]:
+    """What a tensor shares its data with: its base's storage (a view writes through to it)."""
+    while t._base is not None:
+        t = t._base
+    if t.device.type != "meta":
+        try:
+            pointer = t.untyped_storage().data_ptr()
+        except Exception:  # noqa: BLE001 - a tensor without storage shares nothing
+            pointer = 0
+        if pointer:
+            return ("storage", pointer)
+    return ("object", id(t))
+
+
+def _is_random(call: Call) -> bool:
+    return call.name in RANDOM or call.name == "manual_seed"
+
+
+def _extracts_values(call: Call) -> bool:
+    """A call that takes a tensor's data into Python (`.item()`, `int(t)`, `t.tolist()`)."""
+    if _is_attribute(call) or call.func is None:
+        return False
+    name = _method_name(call) or call.name
+    if name in SHAPE_ONLY or call.out is None or _mutated(call) is not None:
+        return False
+    outs = call.out if isinstance(call.out, (list, tuple)) else [call.out]
+    return not any(isinstance(o, torch.Tensor) for o in outs) and _has_tensor(call.args)
+
+
+# ---------------------------------------------------------------------------------- analysis
+
+
+def window_end(calls: Sequence[Call], objects: Sequence[torch.Tensor]) -> int:
+    """The last call that makes or changes one of `objects` (or a tensor they are made of)."""
+    live = _live(calls, 0, len(calls) - 1, objects, with_random=False)
+    return max(live) if live else -1
+
+
+def _live(
+    calls: Sequence[Call], start: int, end: int, objects: Sequence[torch.Tensor], with_random=True
+) -> Set[int]:
+    """The calls up to `end` that `objects` need: their makers, every change to their data, the
+    makers of what those read; and (`with_random`) every draw from `start` on, with what it reads.
+    """
+    needed_ids = {id(t) for t in objects}
+    needed_roots = {_root(t) for t in objects}
+    live: Set[int] = set()
+    for call in reversed(calls[: end + 1]):
+        target = _mutated(call)
+        outs = list(_tensors(call.out)) if target is None else []
+        keep = (
+            (with_random and call.index >= start and _is_random(call))
+            or (target is not None and _root(target) in needed_roots)
+            or any(id(o) in needed_ids for o in outs)
+        )
+        if not keep:
+            continue
+        live.add(call.index)
+        for tensor in list(_tensors(call.args)) + list(_tensors(call.kwargs)):
+            needed_ids.add(id(tensor))
+            needed_roots.add(_root(tensor))
+    return live
+
+
+def _drawn_objects(calls: Sequence[Call], upto: int) -> Set[int]:
+    """ids of the tensors whose values depend on a draw, among the calls before `upto`."""
+    drawn: Set[int] = set()
+    for call in calls[:upto]:
+        reads = {id(t) for t in _tensors(call.args)} | {id(t) for t in _tensors(call.kwargs)}
+        if _is_random(call) or reads & drawn:
+            target = _mutated(call)
+            for t in [target] if target is not None else _tensors(call.out):
+                drawn.add(id(t))
+    return drawn
+
+
+def _device_drawn(calls: Sequence[Call], end: int, device: str) -> Set[int]:
+    """ids of the tensors whose values depend on a draw made on `device` (`self.device`)."""
+    on_device: Set[int] = set()
+    drawn: Set[int] = set()
+    for call in calls[: end + 1]:
+        reads = [t for t in list(_tensors(call.args)) + list(_tensors(call.kwargs))]
+        given = any(a is device for a in call.args) or call.kwargs.get("device") is device
+        placed = given or any(id(t) in on_device for t in reads)
+        random = _is_random(call) and placed
+        target = _mutated(call)
+        results = [target] if target is not None else list(_tensors(call.out))
+        for t in results:
+            if placed:
+                on_device.add(id(t))
+            if random or any(id(r) in drawn for r in reads):
+                drawn.add(id(t))
+    return drawn
+
+
+# ---------------------------------------------------------------------------------- writing
+
+
+@dataclass
+class _Item:
+    """A value made but not yet written as a statement: written inside the call that reads it."""
+
+    expr: str
+    atomic: bool
+    obj: int
+    index: int
+
+
+@dataclass
+class _Statement:
+    text: str
+    binds: Set[int] = field(default_factory=set)  # objects it gives their names
+    touches: Set[Tuple[str, int]] = field(default_factory=set)  # data it makes or changes
+
+
+class _Writer:
+    """Writes live calls back as statements (see the module docstring)."""
+
+    def __init__(
+        self,
+        calls: Sequence[Call],
+        live: List[int],
+        inputs: Dict[str, torch.Tensor],
+        shapes: Dict[Tuple[int, ...], List[str]],
+        device: str,
+        on_cpu: bool,
+        taken: Set[str],
+    ):
+        self.calls = calls
+        self.live = live
+        self.shapes = shapes
+        self.device = device
+        self.on_cpu = on_cpu
+        self.names: Dict[int, str] = {}  # object -> its variable
+        for name, tensor in inputs.items():
+            self.names.setdefault(id(tensor), name)
+        self.taken = set(taken) | set(inputs)
+        self.temps = 0
+        self.pending: List[_Item] = []
+        self.current: Dict[int, _Item] = {}  # object -> the pending value of its current version
+        self.bound: Set[int] = set()  # objects a statement has given their variable
+        self.elements: Dict[int, Tuple[int, int]] = {}  # tensor in a tuple result -> (tuple, i)
+        self.tensors: Dict[int, Any] = {}  # object -> the tensor (or tuple) itself
+        self.statements: List[_Statement] = []
+        self.version: Dict[int, int] = {}
+        self.uses = self._count_uses(inputs)
+
+    # ---- how often each value is read
+
+    def _count_uses(self, inputs: Dict[str, torch.Tensor]) -> Dict[Tuple[int, int], int]:
+        """Reads of each version of each object (a tuple result's elements read the tuple; the
+        case itself reads each input once, at the end)."""
+        uses: Dict[Tuple[int, int], int] = {}
+        version: Dict[int, int] = {}
+
+        def read(tensor: torch.Tensor) -> None:
+            key = self._owner(tensor)
+            at = (key, version.get(key, 0))
+            uses[at] = uses.get(at, 0) + 1
+
+        for index in self.live:
+            call = self.calls[index]
+            for tensor in _reads(call):
+                read(tensor)
+            target = _mutated(call)
+            if target is not None:
+                version[id(target)] = version.get(id(target), 0) + 1
+            elif isinstance(call.out, (list, tuple)):
+                for i, t in enumerate(call.out):
+                    if isinstance(t, torch.Tensor):
+                        self.elements.setdefault(id(t), (id(call.out), i))
+        for tensor in inputs.values():
+            read(tensor)
+        return uses
+
+    def _owner(self, tensor: torch.Tensor) -> int:
+        return self.elements[id(tensor)][0] if id(tensor) in self.elements else id(tensor)
+
+    def _uses(self, obj: int) -> int:
+        return self.uses.get((obj, self.version.get(obj, 0)), 0)
+
+    # ---- statements
+
+    def _name_for(self, obj: int) -> str:
+        if obj not in self.names:
+            while True:
+                self.temps += 1
+                name = f"t{self.temps}"
+                if name not in self.taken:
+                    break
+            self.names[obj] = name
+        return self.names[obj]
+
+    def _data_of(self, obj: int) -> Set[Tuple[str, int]]:
+        return {_root(t) for t in _tensors(self.tensors.get(obj))}
+
+    def _emit(self, text: str, binds: Sequence[int] = (), touches=()) -> None:
+        self.statements.append(_Statement(text, set(binds), set(touches)))
+        self.bound.update(binds)
+
+    def _bind(self, obj: int, expr: str) -> None:
+        self._emit(f"{self._name_for(obj)} = {expr}", [obj], self._data_of(obj))
+
+    def _flush(self, count: Optional[int] = None) -> None:
+        """Write the oldest `count` pending values (default: all) as named statements, in the
+        order they were made."""
+        for item in list(self.pending)[:count]:
+            self.pending.remove(item)
+            self.current.pop(item.obj, None)
+            self._bind(item.obj, item.expr)
+
+    # ---- the walk
+
+    def write(self) -> List[_Statement]:
+        for index in self.live:
+            self._call(self.calls[index])
+        self._flush()
+        return self.statements
+
+    def _call(self, call: Call) -> None:
+        if call.func is None:  # torch.manual_seed
+            self._flush()
+            self._emit(f"torch.manual_seed({int(call.args[0])})")
+            return
+        while True:
+            consumed: List[_Item] = []
+            text, atomic = self._spell_call(call, consumed)
+            newest = self.pending[len(self.pending) - len(consumed) :] if consumed else []
+            if [id(i) for i in newest] == [id(i) for i in consumed]:
+                break
+            # written inside this call they would be evaluated in another order than made:
+            # the oldest gets a name of its own
+            self._flush(1)
+        for item in consumed:
+            self.pending.remove(item)
+            self.current.pop(item.obj, None)
+        target = _mutated(call)
+        method = _method_name(call) or ""
+        if target is not None:
+            obj = id(target)
+            self.tensors[obj] = target
+            self.version[obj] = self.version.get(obj, 0) + 1
+            if method == "__setitem__" or obj in self.bound or self._uses(obj) == 0:
+                self._flush()
+                self._emit(text, touches={_root(target)})  # a change made in place
+            else:
+                self._settle(obj, call.index, text, atomic, mutating=True)
+            return
+        outs = call.out
+        if isinstance(outs, torch.Tensor) or (
+            isinstance(outs, (list, tuple)) and _has_tensor(outs)
+        ):
+            self.tensors[id(outs)] = outs
+            self._settle(id(outs), call.index, text, atomic, mutating=False)
+            return
+        self._flush()
+        self._emit(text)  # a draw whose result nothing reads: it advances the random stream
+
+    def _settle(self, obj: int, index: int, text: str, atomic: bool, mutating: bool) -> None:
+        uses = self._uses(obj)
+        if uses == 0:
+            self._flush()
+            self._emit(text, touches=self._data_of(obj))
+        elif uses == 1:
+            if mutating:
+                self._flush()  # nothing made before it may be evaluated after the change
+            item = _Item(text, atomic, obj, index)
+            self.pending.append(item)
+            self.current[obj] = item
+        else:
+            self._flush()
+            self._bind(obj, text)
+
+    # ---- spelling calls
+
+    def _ref(self, tensor: torch.Tensor, consumed: List[_Item], operand: bool) -> str:
+        if id(tensor) in self.elements:
+            owner, i = self.elements[id(tensor)]
+            return f"{self._ref_object(owner, consumed, True, None)}[{i}]"
+        return self._ref_object(id(tensor), consumed, operand, tensor)
+
+    def _ref_object(self, obj: int, consumed: List[_Item], operand: bool, tensor: Any) -> str:
+        item = self.current.get(obj)
+        if item is not None:
+            consumed.append(item)
+            return f"({item.expr})" if operand and not item.atomic else item.expr
+        if obj in self.bound:
+            return self.names[obj]
+        if tensor is not None:
+            return self._literal_tensor(tensor)
+        raise ReplayError("reads a result of a call chgen did not see")
+
+    def _literal_tensor(self, tensor: torch.Tensor) -> str:
+        if tensor.device.type == "meta" or tensor.numel() > LITERAL_ELEMENTS:
+            raise ReplayError("reads a tensor made outside torch, too large to write as data")
+        data = self._value(tensor.tolist(), [], False)
+        device = "" if self.on_cpu else ", device=self.device"
+        return f"torch.tensor({data}, dtype={tensor.dtype}{device})"
+
+    def _spell_call(self, call: Call, consumed: List[_Item]) -> Tuple[str, bool]:
+        method = _method_name(call)
+        shaped = _makes_tensor_of_shape(call, method)
+        if method is None:
+            name = _public_functions().get(id(call.func))
+            if name is None:
+                raise ReplayError(f"calls {call.name}, which chgen cannot name")
+            # randint(low, high, size): its leading integers are bounds, not a shape
+            varargs = not name.endswith(".randint")
+            arguments = self._arguments(call.args, call.kwargs, consumed, shaped, varargs)
+            return f"{name}({arguments})", True
+        rest = call.args[1:]
+        if not call.kwargs and len(rest) == 1 and method in REFLECTED:
+            other = self._value(rest[0], consumed, True, left=True)  # evaluated first
+            receiver = self._ref(call.args[0], consumed, operand=True)
+            return f"{other} {REFLECTED[method]} {receiver}", False
+        if method == "__setitem__":
+            # Python evaluates `a[i] = v` as v, then a, then i
+            value = self._value(rest[1], consumed, False)
+            receiver = self._ref(call.args[0], consumed, operand=True)
+            return f"{receiver}[{self._index(rest[0], consumed)}] = {value}", False
+        receiver = self._ref(call.args[0], consumed, operand=True)
+        if _is_attribute(call):
+            return f"{receiver}.{method}", True
+        if method == "__getitem__":
+            return f"{receiver}[{self._index(rest[0], consumed)}]", True
+        if not call.kwargs and len(rest) == 1 and method in BINARY:
+            return f"{receiver} {BINARY[method]} {self._value(rest[0], consumed, True)}", False
+        if not call.kwargs and not rest and method in UNARY:
+            return f"{UNARY[method]}{receiver}", False
+        arguments = self._arguments(rest, call.kwargs, consumed, shaped)
+        return f"{receiver}.{method}({arguments})", True
+
+    def _arguments(self, args, kwargs, consumed, shaped: bool, varargs: bool = True) -> str:
+        dims = [i for i, a in enumerate(args) if isinstance(a, int) and not isinstance(a, bool)]
+        found = shaped and varargs and dims
+        named = self.shapes.get(tuple(args[i] for i in dims)) if found else None
+        if named is not None and dims != list(range(len(dims))):
+            named = None  # `torch.empty(M, N, ...)`: the shape is the leading integers alone
+        parts = [
+            named[i] if named is not None and i < len(named) else
+            self._value(value, consumed, False, shape=shaped)
+            for i, value in enumerate(args)
+        ]  # fmt: skip
+        for key, value in kwargs.items():
+            if key == "device" and value is self.device and self.on_cpu:
+                continue  # drawn on the CPU (the default device)
+            if key == "generator" and value is not None:
+                raise ReplayError("draws with a torch.Generator of its own")
+            parts.append(f"{key}={self._value(value, consumed, False, shape=shaped)}")
+        return ", ".join(parts)
+
+    def _index(self, index: Any, consumed: List[_Item]) -> str:
+        if isinstance(index, tuple) and type(index) is tuple:
+            if not index:
+                return "()"
+            parts = [self._slice(i, consumed) for i in index]
+            return ", ".join(parts) + ("," if len(parts) == 1 else "")
+        return self._slice(index, consumed)
+
+    def _slice(self, value: Any, consumed: List[_Item]) -> str:
+        if not isinstance(value, slice):
+            return self._value(value, consumed, False)
+        parts = ["" if v is None else self._value(v, consumed, False) for v in (
+            value.start, value.stop, value.step)]  # fmt: skip
+        return ":".join(parts if value.step is not None else parts[:2])
+
+    def _value(
+        self, value: Any, consumed: List[_Item], operand: bool, shape=False, left=False
+    ) -> str:
+        """One argument as Python source."""
+        if isinstance(value, torch.Tensor):
+            return self._ref(value, consumed, operand)
+        if value is self.device:
+            return '"cpu"' if self.on_cpu else "self.device"
+        if isinstance(value, bool) or value is None:
+            return repr(value)
+        if isinstance(value, int):
+            return f"({value})" if value < 0 and (operand or left) else str(value)
+        if isinstance(value, float):
+            text = _number(value)
+            return f"({text})" if text.startswith(("-", "float")) and (operand or left) else text
+        if isinstance(value, (str, complex)):
+            return repr(value)
+        if isinstance(value, (torch.dtype, torch.memory_format, torch.layout)):
+            return str(value)
+        if isinstance(value, torch.device):
+            if value.type == str(self.device).split(":")[0]:
+                return '"cpu"' if self.on_cpu else "self.device"
+            return repr(str(value))
+        if value is Ellipsis:
+            return "..."
+        if isinstance(value, slice):
+            parts = [self._value(v, consumed, False) for v in (value.start, value.stop, value.step)]
+            return f"slice({', '.join(parts)})"
+        if isinstance(value, (list, tuple)):
+            named = self.shapes.get(tuple(value)) if shape and _all_ints(value) else None
+            items = named or [self._value(v, consumed, False) for v in value]
+            if len(items) >= 3 and len(set(items)) == 1 and _has_tensor(value):
+                # the same call made n times in a row
+                inner = f"[{items[0]} for _ in range({len(items)})]"
+                return inner if isinstance(value, list) else f"tuple({inner})"
+            if isinstance(value, list):
+                return "[" + ", ".join(items) + "]"
+            return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+        raise ReplayError(f"passes a {type(value).__name__} to a torch call")
+
+
+def _reads(call: Call) -> List[torch.Tensor]:
+    return list(_tensors(call.args)) + list(_tensors(call.kwargs))
+
+
+def _makes_tensor_of_shape(call: Call, method: Optional[str]) -> bool:
+    """A factory (`torch.empty(M, N)`, `torch.rand((M, N))`) or a method (`x.view(M, N)`) whose
+    shape argument, where it is an input's shape, is written as the signature writes it."""
+    if method is not None:
+        return method in SHAPED_METHODS
+    name = _public_functions().get(id(call.func), "")
+    return name.startswith("torch.") and name.split(".")[-1] in SHAPED_FACTORIES
+
+
+def _all_ints(value: Any) -> bool:
+    return bool(value) and all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+
+
+def _number(value: float) -> str:
+    if not math.isfinite(value):
+        return f'float("{value!r}")'
+    return repr(value)
+
+
+# ---------------------------------------------------------------------------------- a case
+
+
+def replay_case(
+    calls: Sequence[Call],
+    start: int,
+    end: int,
+    inputs: Dict[str, torch.Tensor],
+    shapes: Dict[Tuple[int, ...], List[str]],
+    device: str,
+    taken: Set[str],
+    extract_seed: bool = True,
+) -> Replayed:
+    """The code that makes `inputs` (name -> the tensor the case holds, in signature order)
+    from the calls start..end of a traced method (its window: after the case before it);
+    `shapes`: each input's shape in this case -> its dimensions as the signature writes them;
+    `extract_seed`: a torch.manual_seed before every other call is the case's `seed`, not code."""
+    live = sorted(_live(calls, start, end, list(inputs.values())))
+    drawn = _drawn_objects(calls, start)
+    for index in live:
+        if index < start and (
+            _is_random(calls[index]) or any(id(t) in drawn for t in _reads(calls[index]))
+        ):
+            raise ReplayError("reads a tensor drawn for an earlier case")
+    seed = None
+    if extract_seed and live and calls[live[0]].func is None and live[0] >= start:
+        seed = int(calls[live[0]].args[0])
+        live = live[1:]
+    # draws made before the last seed of the window affect nothing
+    seeds = [i for i in live if calls[i].func is None]
+    if seeds:
+        reads_later = {id(t) for i in live if i > seeds[-1] for t in _reads(calls[i])}
+        live = [
+            i
+            for i in live
+            if i >= seeds[-1]
+            or not _is_random(calls[i])
+            or any(id(t) in reads_later for t in _tensors(calls[i].out))
+        ]
+    device_drawn = _device_drawn(calls, end, device)
+    on_cpu = any(
+        _extracts_values(calls[i]) and any(id(t) in device_drawn for t in _reads(calls[i]))
+        for i in range(max(start, 0), end + 1)
+    )
+    writer = _Writer(calls, live, inputs, shapes, device, on_cpu, taken)
+    statements = writer.write()
+    for name, tensor in inputs.items():
+        if writer.names[id(tensor)] != name:
+            statements.append(_Statement(f"{name} = {writer.names[id(tensor)]}"))
+        elif id(tensor) not in writer.bound:
+            text = f"{name} = {writer._literal_tensor(tensor)}"
+            statements.append(_Statement(text, {id(tensor)}, {_root(tensor)}))
+            writer.bound.add(id(tensor))
+    return Replayed(_chunks(statements, inputs, on_cpu), seed, on_cpu)
+
+
+def _chunks(statements: List[_Statement], inputs: Dict[str, torch.Tensor], on_cpu: bool):
+    """The statements cut into one piece per input, in signature order, where each input's
+    statements come after those of the inputs before it; inputs that cannot be cut apart (made
+    together, or made in another order) share the piece of the first of them."""
+    names = list(inputs)
+    lines = [s.text for s in statements]
+
+    def last(name: str) -> int:
+        tensor = inputs[name]
+        touched = [
+            k
+            for k, s in enumerate(statements)
+            if id(tensor) in s.binds or _root(tensor) in s.touches
+        ]
+        return max(touched) if touched else -1
+
+    ends = [last(n) for n in names]
+    chunks: List[Chunk] = []
+    begin, group = 0, []
+    for i, name in enumerate(names):
+        group.append(name)
+        upto = max(ends[: i + 1])
+        later = [
+            k
+            for k in range(upto + 1)
+            for other in names[i + 1 :]
+            if id(inputs[other]) in statements[k].binds
+            or _root(inputs[other]) in statements[k].touches
+        ]
+        if later and i + 1 < len(names):
+            continue
+        stop = len(statements) if i + 1 == len(names) else upto + 1
+        body = _loops(lines[begin:stop])
+        if on_cpu:
+            body += [f"{n} = {n}.to(self.device)" for n in group]
+        chunks.append(Chunk(group[0], list(group), body))
+        begin, group = stop, []
+    for chunk in chunks:
+        single = chunk.lines[0] if len(chunk.lines) == 1 and len(chunk.made) == 1 else ""
+        if single.startswith(f"{chunk.owner} = ") and "\n" not in single:
+            chunk.expression = single[len(chunk.owner) + 3 :]
+    return chunks
+
+
+def _loops(lines: List[str]) -> List[str]:
+    """A draw repeated n times in a row, its result unread, as a loop."""
+    out: List[str] = []
+    k = 0
+    while k < len(lines):
+        n = 1
+        while k + n < len(lines) and lines[k + n] == lines[k]:
+            n += 1
+        if n >= 3 and "\n" not in lines[k]:
+            out += [f"for _ in range({n}):", f"    {lines[k]}"]
+        else:
+            out += lines[k : k + n]
+        k += n
+    return out
+
+
+def _has_tensor(value: Any) -> bool:
+    return next(_tensors(value), None) is not None
