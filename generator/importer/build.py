@@ -760,7 +760,13 @@ def _exact_inputs(
     codable = coded.labels_of(read.run, read.names)
     done: Dict[str, coded.Coded] = {}
     for keep in (True, False):
-        wrong = _inexact(result)
+        wrong = _inexact(result) + [
+            label
+            for label in codable
+            if label != coded.EXAMPLE
+            and coded.draws_differ(read.run, read.params, read.names, label, _forms(data, label))
+        ]
+        wrong = list(dict.fromkeys(wrong))
         if not wrong:
             return result
         fixable = [label for label in wrong if label in codable]
@@ -797,6 +803,15 @@ def _exact_inputs(
     problems = result.equivalence.problems()
     reasons = problems or [f"case {label}: {why}" for label, why in _approximations(result)]
     raise ImportFailure(f"the regenerated challenge.py is not equivalent: {reasons[0]}")
+
+
+def _forms(data: Dict[str, Any], label: str) -> Dict[str, Any]:
+    """The spec forms of a case's inputs (its own over the defaults)."""
+    if label == coded.PERFORMANCE:
+        own = data["performance"].get("inputs", {})
+    else:
+        own = next(e for e in data["functional"] if e["name"] == label).get("inputs", {})
+    return {**((data.get("defaults") or {}).get("inputs") or {}), **own}
 
 
 def _inexact(result: ImportResult) -> List[str]:

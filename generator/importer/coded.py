@@ -17,7 +17,7 @@ import torch
 
 from generator.importer import infer
 from generator.importer.infer import ParamInfo
-from generator.importer.replay import ReplayError, replay_case, window_end
+from generator.importer.replay import RANDOM, ReplayError, replay_case, window_end
 from generator.importer.trace import Run, Traced
 from generator.spec import shapes as shape_exprs
 from generator.spec.code_inputs import RESERVED
@@ -92,7 +92,11 @@ def _window(
 
 
 def _tensors(params: List[ParamInfo], case: Traced) -> List[torch.Tensor]:
-    return [v for v in case.values.values() if isinstance(v, torch.Tensor)]
+    """The case's input tensors: what its window ends with (a draw made for an output comes
+    after it, in the next case's window: the regenerated case starts its outputs as the spec's
+    prefill says, and the next case makes that draw itself)."""
+    inputs = {p.name for p in params if p.is_tensor and p.direction != "out"}
+    return [v for k, v in case.values.items() if k in inputs and isinstance(v, torch.Tensor)]
 
 
 def _input_tensors(params: List[ParamInfo], case: Traced) -> Dict[str, torch.Tensor]:
@@ -135,11 +139,49 @@ def _plain_draws(params: List[ParamInfo], case: Traced) -> Dict[str, Dict[str, A
         if not p.is_tensor or p.direction == "out":
             continue
         tensor = case.values[p.name]
-        drawn = infer.distribution(p, tensor, case.recipes[p.name], earlier)
+        recipe = case.recipes[p.name]
+        drawn = infer.distribution(p, tensor, recipe, earlier)
         earlier[p.name] = tensor
-        if drawn.exact and not drawn.problem and drawn.dist and "code" not in drawn.dist:
+        kind = next(iter(drawn.dist), None)
+        # what the input was made by must be that form itself: small drawn data written as its
+        # values (or a single drawn number as a constant) is the same data, but no draw
+        made = infer.unwrap(recipe)[0].kind
+        if drawn.exact and not drawn.problem and MADE_BY.get(kind) == made:
             found[p.name] = drawn.dist
     return found
+
+
+#: each spec distribution -> the recipe (trace.py) of an input it writes exactly
+MADE_BY = {
+    "uniform": "uniform",
+    "normal": "normal",
+    "randint": "randint",
+    "constant": "constant",
+    "values": "literal",
+    "correlated": "sum",
+}
+#: the spec distributions that make one draw each
+DRAWING = ("uniform", "normal", "randint", "correlated")
+
+
+def draws_differ(
+    run: Run, params: List[ParamInfo], names: List[str], label: str, forms: Dict[str, Any]
+) -> bool:
+    """Whether the case's spec forms (input -> its distribution) make another number of draws
+    than the original made while building the case, where a later case draws on from the same
+    stream: its values then differ, though this case's own may not (small drawn data written as
+    values)."""
+    if label in METHODS or any("code" in form for form in forms.values()):
+        return False  # nothing after the example or the performance case draws from its stream
+    method, traced, start, end = _window(run, params, names, label)
+    calls = run.calls[method]
+    seeds = [c.index for c in calls[max(start, 0) : end + 1] if c.func is None]
+    made = sum(1 for c in calls[(seeds or [start - 1])[-1] + 1 : end + 1] if c.name in RANDOM)
+    if made == sum(1 for form in forms.values() if next(iter(form), None) in DRAWING):
+        return False
+    # it matters where a later case draws from the stream before it is seeded again
+    later = next((c for c in calls[end + 1 :] if c.func is None or c.name in RANDOM), None)
+    return later is not None and later.func is not None
 
 
 def labels_of(run: Run, names: Sequence[str]) -> List[str]:

@@ -27,9 +27,9 @@ from generator.spec import shapes as shape_exprs
 
 #: `values:` literals are written out only up to this many elements where the values are drawn
 #: (data the spec then fixes); literal data of the original's own is written out up to
-#: LITERAL_VALUES_MAX elements
+#: LITERAL_VALUES_MAX elements (as the trace keeps it, trace._LITERAL_MAX)
 VALUES_MAX = 64
-LITERAL_VALUES_MAX = 32768
+LITERAL_VALUES_MAX = 4096
 
 
 @dataclass

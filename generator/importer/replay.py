@@ -250,15 +250,19 @@ def _drawn_objects(calls: Sequence[Call], upto: int) -> Set[int]:
     return drawn
 
 
-def _device_drawn(calls: Sequence[Call], end: int, device: str) -> Set[int]:
-    """ids of the tensors whose values depend on a draw made on `device` (`self.device`)."""
+def _takes_device_draws(calls: Sequence[Call], start: int, end: int, device: str) -> bool:
+    """Whether Python takes values out of data that depends on a draw made on `device`
+    (`self.device`) between `start` and `end`: `int(mask.sum())` where `mask` is drawn for the
+    case, made while the case is built or after (its dict is written last)."""
     on_device: Set[int] = set()
     drawn: Set[int] = set()
-    for call in calls[: end + 1]:
-        reads = [t for t in list(_tensors(call.args)) + list(_tensors(call.kwargs))]
+    for call in calls:
+        reads = _reads(call)
+        if call.index > start and _extracts_values(call) and any(id(t) in drawn for t in reads):
+            return True
         given = any(a is device for a in call.args) or call.kwargs.get("device") is device
         placed = given or any(id(t) in on_device for t in reads)
-        random = _is_random(call) and placed
+        random = _is_random(call) and placed and start <= call.index <= end
         target = _mutated(call)
         results = [target] if target is not None else list(_tensors(call.out))
         for t in results:
@@ -266,7 +270,7 @@ def _device_drawn(calls: Sequence[Call], end: int, device: str) -> Set[int]:
                 on_device.add(id(t))
             if random or any(id(r) in drawn for r in reads):
                 drawn.add(id(t))
-    return drawn
+    return False
 
 
 # ---------------------------------------------------------------------------------- writing
@@ -319,6 +323,8 @@ class _Writer:
         self.tensors: Dict[int, Any] = {}  # object -> the tensor (or tuple) itself
         self.statements: List[_Statement] = []
         self.version: Dict[int, int] = {}
+        #: a tuple result whose one element the case takes as an input -> (input, index, tensor)
+        self.final_elements: Dict[int, Tuple[str, int, torch.Tensor]] = {}
         self.uses = self._count_uses(inputs)
 
     # ---- how often each value is read
@@ -345,8 +351,11 @@ class _Writer:
                 for i, t in enumerate(call.out):
                     if isinstance(t, torch.Tensor):
                         self.elements.setdefault(id(t), (id(call.out), i))
-        for tensor in inputs.values():
+        for name, tensor in inputs.items():
             read(tensor)
+            if id(tensor) in self.elements:
+                owner, i = self.elements[id(tensor)]
+                self.final_elements.setdefault(owner, (name, i, tensor))
         return uses
 
     def _owner(self, tensor: torch.Tensor) -> int:
@@ -354,6 +363,11 @@ class _Writer:
 
     def _uses(self, obj: int) -> int:
         return self.uses.get((obj, self.version.get(obj, 0)), 0)
+
+    def _read_later(self, obj: int) -> bool:
+        """Whether a version of `obj` after the current one is read."""
+        now = self.version.get(obj, 0)
+        return any(o == obj and v > now and n for (o, v), n in self.uses.items())
 
     # ---- statements
 
@@ -387,17 +401,39 @@ class _Writer:
 
     # ---- the walk
 
-    def write(self) -> List[_Statement]:
+    def write(self, inputs: Dict[str, torch.Tensor]) -> List[_Statement]:
         for index in self.live:
             self._call(self.calls[index])
+        for name, tensor in inputs.items():
+            if id(tensor) in self.elements and id(tensor) not in self.bound:
+                self._element(name, tensor)  # `A, _ = torch.sort(...)`: the input is A
         self._flush()
         return self.statements
+
+    def _element(self, name: str, tensor: torch.Tensor) -> None:
+        while True:
+            consumed: List[_Item] = []
+            text = self._ref(tensor, consumed, operand=False)
+            newest = self.pending[len(self.pending) - len(consumed) :] if consumed else []
+            if [id(i) for i in newest] == [id(i) for i in consumed]:
+                break
+            self._flush(1)
+        for item in consumed:
+            self.pending.remove(item)
+            self.current.pop(item.obj, None)
+        self._flush()
+        self._emit(f"{name} = {text}", [id(tensor)], {_root(tensor)})
 
     def _call(self, call: Call) -> None:
         if call.func is None:  # torch.manual_seed
             self._flush()
             self._emit(f"torch.manual_seed({int(call.args[0])})")
             return
+        receiver = call.args[0] if call.args and isinstance(call.args[0], torch.Tensor) else None
+        if (_method_name(call) == "__setitem__" and receiver is not None
+                and id(receiver) in self.current and self._read_later(id(receiver))):  # fmt: skip
+            # assigned into, then read again: it needs a name first
+            self._flush(self.pending.index(self.current[id(receiver)]) + 1)
         while True:
             consumed: List[_Item] = []
             text, atomic = self._spell_call(call, consumed)
@@ -437,9 +473,14 @@ class _Writer:
         if uses == 0:
             self._flush()
             self._emit(text, touches=self._data_of(obj))
+        elif uses == 1 and obj in self.final_elements:
+            # `A, _ = torch.sort(x)`: the case's input is one element of the result
+            name, i, tensor = self.final_elements[obj]
+            self._flush()
+            self._emit(f"{name} = {text}[{i}]", [id(tensor)], {_root(tensor)})
         elif uses == 1:
-            if mutating:
-                self._flush()  # nothing made before it may be evaluated after the change
+            # a change in place stays inside the call that reads it: the tensor it changes was
+            # made for it alone (read once), so nothing else reads that data meanwhile
             item = _Item(text, atomic, obj, index)
             self.pending.append(item)
             self.current[obj] = item
@@ -569,6 +610,11 @@ class _Writer:
             parts = [self._value(v, consumed, False) for v in (value.start, value.stop, value.step)]
             return f"slice({', '.join(parts)})"
         if isinstance(value, (list, tuple)):
+            if _count(value) > LITERAL_ELEMENTS:
+                raise ReplayError(
+                    f"passes {_count(value)} numbers made in Python to a torch call (more than "
+                    f"{LITERAL_ELEMENTS} to write as data)"
+                )
             named = self.shapes.get(tuple(value)) if shape and _all_ints(value) else None
             items = named or [self._value(v, consumed, False) for v in value]
             if len(items) >= 3 and len(set(items)) == 1 and _has_tensor(value):
@@ -643,13 +689,9 @@ def replay_case(
             or not _is_random(calls[i])
             or any(id(t) in reads_later for t in _tensors(calls[i].out))
         ]
-    device_drawn = _device_drawn(calls, end, device)
-    on_cpu = any(
-        _extracts_values(calls[i]) and any(id(t) in device_drawn for t in _reads(calls[i]))
-        for i in range(max(start, 0), end + 1)
-    )
+    on_cpu = _takes_device_draws(calls, start, end, device)
     writer = _Writer(calls, live, inputs, shapes, device, on_cpu, taken)
-    statements = writer.write()
+    statements = writer.write(inputs)
     for name, tensor in inputs.items():
         if writer.names[id(tensor)] != name:
             statements.append(_Statement(f"{name} = {writer.names[id(tensor)]}"))
@@ -718,6 +760,13 @@ def _loops(lines: List[str]) -> List[str]:
             out += lines[k : k + n]
         k += n
     return out
+
+
+def _count(value: Any) -> int:
+    """How many numbers (and tensors) a nested list holds."""
+    if isinstance(value, (list, tuple)):
+        return sum(_count(v) for v in value)
+    return 1
 
 
 def _has_tensor(value: Any) -> bool:
