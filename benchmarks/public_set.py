@@ -329,26 +329,35 @@ def generated_equivalence(
         )
         labels.append(entry["challenge"])
     started = time.perf_counter()
-    found = compare_trees(pairs)
-    differing = [
-        {"challenge": label, "problems": item.get("problems") or [item.get("error")]}
-        for label, item in zip(labels, found)
-        if item.get("error") or item.get("problems")
-    ]
+    differing: Dict[str, List[str]] = {}
+    values = 0
+    for seed in SEEDS:
+        found = compare_trees(pairs, seed)
+        for label, item in zip(labels, found):
+            problems = item.get("problems") or ([item["error"]] if item.get("error") else [])
+            if problems:
+                differing.setdefault(label, []).extend(f"seed {seed}: {p}" for p in problems)
+        values = max(values, sum(1 for item in found if item.get("performance_values")))
     return {
         "compared": len(pairs),
+        "seeds": list(SEEDS),
         "equivalent": len(pairs) - len(differing),
-        "performance_values_compared": sum(1 for item in found if item.get("performance_values")),
-        "differing": differing,
+        "performance_values_compared": values,
+        "differing": [{"challenge": k, "problems": v} for k, v in differing.items()],
         "seconds": round(time.perf_counter() - started, 1),
     }
+
+
+#: the judge's seeds the generated tree is compared with (example seed, functional seed + 1,
+#: performance seed + 2): the import's own and another
+SEEDS = (0, 1)
 
 
 def print_generated_equivalence(found: Dict[str, Any]) -> None:
     print(
         f"{'generated challenge.py equivalent to the public one':<52} "
-        f"{found['equivalent']:>4} of {found['compared']} (performance values compared in "
-        f"{found['performance_values_compared']}; {found['seconds']} s)"
+        f"{found['equivalent']:>4} of {found['compared']} (seeds {found['seeds']}; performance "
+        f"values compared in {found['performance_values_compared']}; {found['seconds']} s)"
     )
     for item in found["differing"]:
         print(f"  {item['challenge']}: {'; '.join(str(p) for p in item['problems'][:3])}")

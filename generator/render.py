@@ -283,13 +283,14 @@ def size_assignment(spec: Spec, scalars: Dict[str, Any]) -> List[str]:
     return [f"{', '.join(names)} = {values}"]
 
 
-def make_call(spec: Spec, scalars: Dict[str, Any]) -> str:
+def make_call(spec: Spec, scalars: Dict[str, Any], computed: Sequence[str] = ()) -> str:
+    """`self._make(...)` of one case; `computed`: the scalars its code computes (by name)."""
     sizes = set(size_names(spec))
     args = []
     for p in spec.signature:
         if p.direction == "out":
             continue
-        if p.is_tensor or p.name in sizes:
+        if p.is_tensor or p.name in sizes or p.name in computed:
             args.append(p.name)
         else:
             args.append(py_number(scalars[p.name]))
@@ -406,7 +407,7 @@ def case_code(
                 continue
             drawn = distribution_expr(p, dists[p.name], shape_tuple(p, overrides))
             lines.append(f"{p.name} = {drawn}")
-    call = make_call(spec, scalars)
+    call = make_call(spec, scalars, computed_scalars(spec, dists))
     if form is not None and form.prefill is not None and form.prefill != (spec.prefill or "empty"):
         outputs = [p for p in spec.signature if p.is_tensor and p.direction == "out"]
         own = ", ".join(f'"{p.name}": {output_expr(p, form.prefill)}' for p in outputs)
@@ -422,6 +423,14 @@ def made_together(spec: Spec, forms: Mapping[str, Distribution]) -> Dict[str, st
     """The inputs an earlier input's code makes (they have no line of their own)."""
     order = [p.name for p in spec.signature if p.is_tensor and p.direction != "out"]
     return code_inputs.made_together(order, forms)
+
+
+def computed_scalars(spec: Spec, forms: Mapping[str, Distribution]) -> Dict[str, str]:
+    """The scalars a case's code computes from its inputs (passed by name)."""
+    order = [p.name for p in spec.signature if p.is_tensor and p.direction != "out"]
+    sizes = set(size_names(spec))
+    scalars = [p.name for p in spec.signature if not p.is_tensor and p.name not in sizes]
+    return code_inputs.made_scalars(order, forms, scalars)
 
 
 def example_draw_expr(param: Param, dist: Distribution, shape: str) -> str:

@@ -96,11 +96,6 @@ def test_a_block_may_make_the_inputs_after_it_which_then_have_no_form_of_their_o
             "block (`A = ...`), or write one expression)",
         ),
         (
-            "A = torch.zeros(N)\n          N = 3",
-            "spec.yaml:64:15: code of 'A' binds 'N', the scalar of that name (rename that "
-            "variable)",
-        ),
-        (
             "A = torch.zeros(N)\n          tests = []",
             "spec.yaml:64:15: code of 'A' binds 'tests', a name generate_* uses itself (rename "
             "that variable)",
@@ -117,7 +112,7 @@ def test_a_block_may_make_the_inputs_after_it_which_then_have_no_form_of_their_o
             "closed (line 1) (fix the Python at that line of the block)",
         ),
     ],
-    ids=["never binds", "binds a size", "binds tests", "imports", "syntax"],
+    ids=["never binds", "binds tests", "imports", "syntax"],
 )
 def test_what_a_block_may_not_do_is_one_positioned_error(code: str, message: str):
     text = with_inputs(f"    inputs:\n      A:\n        code: |\n          {code}\n")
@@ -204,3 +199,53 @@ def test_a_functional_cases_code_is_run_by_the_deep_checks(runner, tmp_path: Pat
     assert result.exit_code == 1
     assert "spec.yaml" not in result.output and "1_vector_add.yaml:62:" in result.output
     assert "Traceback" not in result.output
+
+
+def with_count(inputs: str) -> str:
+    """The golden spec with a scalar `count` that no shape names, and the `zeros` case's inputs
+    replaced."""
+    text = with_inputs(inputs).replace(
+        "  - {name: N, dtype: int32}\n",
+        "  - {name: N, dtype: int32}\n  - {name: count, dtype: int32}\n",
+    )
+    text = text.replace("scalars: {N: 4}", "scalars: {N: 4, count: 4}")
+    text = text.replace("scalars: {N: 3}", "scalars: {N: 3, count: 2}")
+    text = text.replace("scalars: {N: 25000000}", "scalars: {N: 25000000, count: 0}")
+    return text.replace("defaults:\n", "defaults:\n  scalars: {count: 0}\n")
+
+
+COUNTED = (
+    "    inputs:\n"
+    "      A:\n"
+    "        code: |\n"
+    "          A = torch.randn((N,), device=self.device)\n"
+    "          count = int((A > 0).sum().item())\n"
+)
+
+
+def test_a_block_may_compute_a_scalar_that_is_no_size():
+    text = with_count(COUNTED)
+    lines = case_lines(text, "zeros")
+    assert lines[1:3] == [
+        "A = torch.randn((N,), device=self.device)",
+        "count = int((A > 0).sum().item())",
+    ]
+    spec = load_spec_text(text, "spec.yaml").spec
+    index = [c.name for c in spec.functional].index("zeros")
+    assert challenge_py_context(spec).cases[index].call == "self._make(A, B, N, count)"
+    # the other cases pass the default
+    assert challenge_py_context(spec).cases[index + 1].call == "self._make(A, B, N, 0)"
+
+
+def test_a_computed_scalar_given_too_and_a_size_bound_are_errors():
+    given = with_count(COUNTED).replace("scalars: {N: 16}", "scalars: {N: 16, count: 3}")
+    assert errors_of(given) == [
+        "spec.yaml:63:29: 'count' is computed by the code of 'A', and given here too (drop this "
+        "value, or stop binding count in that code)"
+    ]
+    size = with_inputs("    inputs:\n      A:\n        code: |\n          A = torch.zeros(3)\n"
+                       "          N = 3\n")  # fmt: skip
+    assert errors_of(size) == [
+        "spec.yaml:64:15: code of 'A' binds 'N', a size: the case's shapes are made with it "
+        "before any input (give N its value in the case's scalars, and rename the variable)"
+    ]

@@ -843,6 +843,8 @@ def _place_code(data: Dict[str, Any], label: str, made: coded.Coded) -> None:
     for key, value in entry.items():
         if key in ("inputs", "seed"):
             continue
+        if key == "scalars":  # those the code computes are passed by name
+            value = {k: v for k, v in value.items() if k not in made.computed}
         rebuilt[key] = value
         if key == "scalars" or (key == "name" and "scalars" not in entry):
             rebuilt["inputs"] = made.inputs

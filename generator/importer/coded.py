@@ -10,7 +10,7 @@ same, the equivalence check says (build.py).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import torch
@@ -37,6 +37,7 @@ class Coded:
     inputs: Dict[str, Dict[str, Any]]  # name -> {code: ...} or a kept distribution
     seed: Optional[int]
     on_cpu: bool  # drawn on the CPU, then moved to self.device (see replay.py)
+    computed: List[str] = field(default_factory=list)  # scalars the code computes
 
 
 def code_inputs(
@@ -51,16 +52,19 @@ def code_inputs(
     distribution chgen reads from it, where that distribution is exact."""
     method, traced, start, end = _window(run, params, names, label)
     inputs = _input_tensors(params, traced)
-    sizes = _sizes(params, traced, label)
+    scalars = _sizes(params, traced, label)
+    shaped = {n for p in params if p.is_tensor for n in _names(p, label)}
     replayed = replay_case(
         run.calls[method],
         start,
         end,
         inputs,
-        _shapes(params, sizes, label),
+        _shapes(params, scalars, label),
         run.devices[method],
         set(RESERVED) | {p.name for p in params},
         extract_seed=label != EXAMPLE,
+        # an example's scalars are shown on its page: given, never computed
+        scalars={} if label == EXAMPLE else {k: v for k, v in scalars.items() if k not in shaped},
     )
     plain = _plain_draws(params, traced) if keep_plain_draws else {}
     found: Dict[str, Dict[str, Any]] = {}
@@ -70,7 +74,15 @@ def code_inputs(
             found[chunk.owner] = plain[chunk.owner]
         else:
             found[chunk.owner] = {"code": chunk.code}
-    return Coded(found, replayed.seed, replayed.on_cpu)
+    return Coded(found, replayed.seed, replayed.on_cpu, replayed.computed)
+
+
+def _names(p: ParamInfo, label: str) -> List[str]:
+    """The sizes a tensor's shape names (in this case)."""
+    found: List[str] = []
+    for dim in p.case_shapes.get(label, p.shape) or []:
+        found += shape_exprs.names(shape_exprs.dimension(dim))
+    return found
 
 
 def _window(
@@ -186,10 +198,12 @@ def draws_differ(
 
 def labels_of(run: Run, names: Sequence[str]) -> List[str]:
     """Every case that can be written with code: the example, each functional case drawn by
-    its own calls (not the example again), the performance case unless written with
+    its own calls (not the example again), the performance case too, unless written with
     descriptors (the runner draws those)."""
     found = [EXAMPLE]
-    found += [n for n, case in zip(names, run.functional) if not case.from_example]
+    found += [
+        n for n, case in zip(names, run.functional) if not case.from_example and not case.described
+    ]
     if not run.performance.described:
         found.append(PERFORMANCE)
     return found

@@ -94,6 +94,7 @@ class Replayed:
     chunks: List[Chunk]
     seed: Optional[int]  # torch.manual_seed before the case's first call (the case's `seed`)
     on_cpu: bool  # drawn on the CPU, then moved (see the module docstring)
+    computed: List[str] = field(default_factory=list)  # scalars the code computes
 
 
 # ---------------------------------------------------------------------------------- spelling
@@ -250,29 +251,6 @@ def _drawn_objects(calls: Sequence[Call], upto: int) -> Set[int]:
     return drawn
 
 
-def _takes_device_draws(calls: Sequence[Call], start: int, end: int, device: str) -> bool:
-    """Whether Python takes values out of data that depends on a draw made on `device`
-    (`self.device`) between `start` and `end`: `int(mask.sum())` where `mask` is drawn for the
-    case, made while the case is built or after (its dict is written last)."""
-    on_device: Set[int] = set()
-    drawn: Set[int] = set()
-    for call in calls:
-        reads = _reads(call)
-        if call.index > start and _extracts_values(call) and any(id(t) in drawn for t in reads):
-            return True
-        given = any(a is device for a in call.args) or call.kwargs.get("device") is device
-        placed = given or any(id(t) in on_device for t in reads)
-        random = _is_random(call) and placed and start <= call.index <= end
-        target = _mutated(call)
-        results = [target] if target is not None else list(_tensors(call.out))
-        for t in results:
-            if placed:
-                on_device.add(id(t))
-            if random or any(id(r) in drawn for r in reads):
-                drawn.add(id(t))
-    return False
-
-
 # ---------------------------------------------------------------------------------- writing
 
 
@@ -284,6 +262,7 @@ class _Item:
     atomic: bool
     obj: int
     index: int
+    calls: List[int] = field(default_factory=list)  # the calls written in it
 
 
 @dataclass
@@ -291,6 +270,7 @@ class _Statement:
     text: str
     binds: Set[int] = field(default_factory=set)  # objects it gives their names
     touches: Set[Tuple[str, int]] = field(default_factory=set)  # data it makes or changes
+    calls: List[int] = field(default_factory=list)  # the calls written in it
 
 
 class _Writer:
@@ -305,8 +285,10 @@ class _Writer:
         device: str,
         on_cpu: bool,
         taken: Set[str],
+        computed: Optional[Dict[int, Tuple[str, str]]] = None,
     ):
         self.calls = calls
+        self.computed = computed or {}  # call -> (the scalar it computes, its Python type)
         self.live = live
         self.shapes = shapes
         self.device = device
@@ -323,6 +305,7 @@ class _Writer:
         self.tensors: Dict[int, Any] = {}  # object -> the tensor (or tuple) itself
         self.statements: List[_Statement] = []
         self.version: Dict[int, int] = {}
+        self.now: List[int] = []  # the calls of the statement being written
         #: a tuple result whose one element the case takes as an input -> (input, index, tensor)
         self.final_elements: Dict[int, Tuple[str, int, torch.Tensor]] = {}
         self.uses = self._count_uses(inputs)
@@ -384,12 +367,13 @@ class _Writer:
     def _data_of(self, obj: int) -> Set[Tuple[str, int]]:
         return {_root(t) for t in _tensors(self.tensors.get(obj))}
 
-    def _emit(self, text: str, binds: Sequence[int] = (), touches=()) -> None:
-        self.statements.append(_Statement(text, set(binds), set(touches)))
+    def _emit(self, text: str, binds: Sequence[int] = (), touches=(), calls=None) -> None:
+        made = list(self.now if calls is None else calls)
+        self.statements.append(_Statement(text, set(binds), set(touches), made))
         self.bound.update(binds)
 
-    def _bind(self, obj: int, expr: str) -> None:
-        self._emit(f"{self._name_for(obj)} = {expr}", [obj], self._data_of(obj))
+    def _bind(self, obj: int, expr: str, calls=None) -> None:
+        self._emit(f"{self._name_for(obj)} = {expr}", [obj], self._data_of(obj), calls)
 
     def _flush(self, count: Optional[int] = None) -> None:
         """Write the oldest `count` pending values (default: all) as named statements, in the
@@ -397,7 +381,7 @@ class _Writer:
         for item in list(self.pending)[:count]:
             self.pending.remove(item)
             self.current.pop(item.obj, None)
-            self._bind(item.obj, item.expr)
+            self._bind(item.obj, item.expr, item.calls)
 
     # ---- the walk
 
@@ -422,12 +406,13 @@ class _Writer:
             self.pending.remove(item)
             self.current.pop(item.obj, None)
         self._flush()
-        self._emit(f"{name} = {text}", [id(tensor)], {_root(tensor)})
+        made = [i for item in consumed for i in item.calls]
+        self._emit(f"{name} = {text}", [id(tensor)], {_root(tensor)}, made)
 
     def _call(self, call: Call) -> None:
         if call.func is None:  # torch.manual_seed
             self._flush()
-            self._emit(f"torch.manual_seed({int(call.args[0])})")
+            self._emit(f"torch.manual_seed({int(call.args[0])})", calls=[call.index])
             return
         receiver = call.args[0] if call.args and isinstance(call.args[0], torch.Tensor) else None
         if (_method_name(call) == "__setitem__" and receiver is not None
@@ -446,6 +431,8 @@ class _Writer:
         for item in consumed:
             self.pending.remove(item)
             self.current.pop(item.obj, None)
+        # the calls the statement or value made now holds (flushes above wrote theirs)
+        self.now = [i for item in consumed for i in item.calls] + [call.index]
         target = _mutated(call)
         method = _method_name(call) or ""
         if target is not None:
@@ -466,6 +453,10 @@ class _Writer:
             self._settle(id(outs), call.index, text, atomic, mutating=False)
             return
         self._flush()
+        if call.index in self.computed:  # a scalar the case passes: `nnz = int(...item())`
+            name, kind = self.computed[call.index]
+            self._emit(f"{name} = {kind}({text})")
+            return
         self._emit(text)  # a draw whose result nothing reads: it advances the random stream
 
     def _settle(self, obj: int, index: int, text: str, atomic: bool, mutating: bool) -> None:
@@ -481,7 +472,7 @@ class _Writer:
         elif uses == 1:
             # a change in place stays inside the call that reads it: the tensor it changes was
             # made for it alone (read once), so nothing else reads that data meanwhile
-            item = _Item(text, atomic, obj, index)
+            item = _Item(text, atomic, obj, index, list(self.now))
             self.pending.append(item)
             self.current[obj] = item
         else:
@@ -662,12 +653,18 @@ def replay_case(
     device: str,
     taken: Set[str],
     extract_seed: bool = True,
+    scalars: Optional[Dict[str, Any]] = None,
 ) -> Replayed:
     """The code that makes `inputs` (name -> the tensor the case holds, in signature order)
     from the calls start..end of a traced method (its window: after the case before it);
     `shapes`: each input's shape in this case -> its dimensions as the signature writes them;
-    `extract_seed`: a torch.manual_seed before every other call is the case's `seed`, not code."""
-    live = sorted(_live(calls, start, end, list(inputs.values())))
+    `extract_seed`: a torch.manual_seed before every other call is the case's `seed`, not code;
+    `scalars`: the case's scalars that are no sizes, by name: one the case takes out of data
+    it draws (a count of nonzeros) is computed by the code as the original computes it."""
+    computed = _computed(calls, start, end, inputs, scalars or {})
+    objects = list(inputs.values()) + [t for i in computed for t in _reads(calls[i])]
+    last = max([end] + list(computed))
+    live = sorted(_live(calls, start, last, objects) | set(computed))
     drawn = _drawn_objects(calls, start)
     for index in live:
         if index < start and (
@@ -689,8 +686,8 @@ def replay_case(
             or not _is_random(calls[i])
             or any(id(t) in reads_later for t in _tensors(calls[i].out))
         ]
-    on_cpu = _takes_device_draws(calls, start, end, device)
-    writer = _Writer(calls, live, inputs, shapes, device, on_cpu, taken)
+    on_cpu = _python_values(calls, start, end, device, set(computed))
+    writer = _Writer(calls, live, inputs, shapes, device, on_cpu, taken, computed)
     statements = writer.write(inputs)
     for name, tensor in inputs.items():
         if writer.names[id(tensor)] != name:
@@ -699,51 +696,154 @@ def replay_case(
             text = f"{name} = {writer._literal_tensor(tensor)}"
             statements.append(_Statement(text, {id(tensor)}, {_root(tensor)}))
             writer.bound.add(id(tensor))
-    return Replayed(_chunks(statements, inputs, on_cpu), seed, on_cpu)
+    made = [name for name, _ in computed.values()]
+    return Replayed(_chunks(statements, inputs, on_cpu, calls), seed, on_cpu, made)
 
 
-def _chunks(statements: List[_Statement], inputs: Dict[str, torch.Tensor], on_cpu: bool):
+def _case_data(calls: Sequence[Call], start: int, end: int) -> Set[int]:
+    """ids of the tensors made from the draws of the calls start..end, at any later call."""
+    found: Set[int] = set()
+    for call in calls[max(start, 0) :]:
+        reads = _reads(call)
+        if (start <= call.index <= end and _is_random(call)) or any(id(t) in found for t in reads):
+            target = _mutated(call)
+            for t in [target] if target is not None else _tensors(call.out):
+                found.add(id(t))
+    return found
+
+
+def _computed(
+    calls: Sequence[Call],
+    start: int,
+    end: int,
+    inputs: Dict[str, torch.Tensor],
+    scalars: Dict[str, Any],
+) -> Dict[int, Tuple[str, str]]:
+    """The calls that take a scalar of the case out of the data it draws (`mask.sum().item()`
+    for `nnz`), each -> (the scalar, the Python type it is written through)."""
+    data = _case_data(calls, start, end)
+    found: Dict[int, Tuple[str, str]] = {}
+    for name, value in scalars.items():
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            continue
+        matching = [
+            c.index
+            for c in calls[max(start, 0) :]
+            if _extracts_values(c)
+            and isinstance(c.out, (int, float))
+            and not isinstance(c.out, bool)
+            and c.out == value
+            and any(id(t) in data for t in _reads(c))
+        ]
+        if len(matching) == 1 and matching[0] not in found:
+            found[matching[0]] = (name, "int" if isinstance(value, int) else "float")
+    return found
+
+
+def _python_values(
+    calls: Sequence[Call], start: int, end: int, device: str, computed: Set[int]
+) -> bool:
+    """Whether the code must draw on the CPU: Python takes values (an index, a count the case does
+    not pass) out of the case's data drawn on `device` (`self.device`), which the code then
+    writes as numbers, right for the CPU's draws. Such values of data drawn before the method
+    seeds the stream itself hold for one seed only: a ReplayError."""
+    seeds = [c.index for c in calls if c.func is None]
+    first_seed = seeds[0] if seeds else len(calls)
+    on_device: Set[int] = set()
+    drawn: Set[int] = set()  # on the device
+    unseeded: Set[int] = set()  # by the judge's seed
+    case = _case_data(calls, start, end)
+    on_cpu = False
+    for call in calls:
+        reads = _reads(call)
+        ids = {id(t) for t in reads}
+        if call.index > start and call.index not in computed and _extracts_values(call):
+            if ids & unseeded & case:
+                raise ReplayError(
+                    f"takes values out of data drawn without a seed into Python ({call.name}): "
+                    "written as numbers, they would hold for one seed only"
+                )
+            on_cpu = on_cpu or bool(ids & drawn & case)
+        given = any(a is device for a in call.args) or call.kwargs.get("device") is device
+        placed = given or bool(ids & on_device)
+        random = _is_random(call) and call.func is not None
+        target = _mutated(call)
+        for t in [target] if target is not None else list(_tensors(call.out)):
+            if placed:
+                on_device.add(id(t))
+            if (random and placed) or ids & drawn:
+                drawn.add(id(t))
+            if (random and call.index < first_seed) or ids & unseeded:
+                unseeded.add(id(t))
+    return on_cpu
+
+
+def _chunks(
+    statements: List[_Statement],
+    inputs: Dict[str, torch.Tensor],
+    on_cpu: bool,
+    calls: Sequence[Call],
+) -> List[Chunk]:
     """The statements cut into one piece per input, in signature order, where each input's
     statements come after those of the inputs before it; inputs that cannot be cut apart (made
-    together, or made in another order) share the piece of the first of them."""
+    together, or made in another order) share the piece of the first of them. A statement that
+    draws nothing and that the rest of its piece does not need moves on to the next piece (the
+    input that reads it)."""
     names = list(inputs)
-    lines = [s.text for s in statements]
 
-    def last(name: str) -> int:
+    def touches(k: int, name: str) -> bool:
         tensor = inputs[name]
-        touched = [
-            k
-            for k, s in enumerate(statements)
-            if id(tensor) in s.binds or _root(tensor) in s.touches
-        ]
-        return max(touched) if touched else -1
+        return id(tensor) in statements[k].binds or _root(tensor) in statements[k].touches
 
-    ends = [last(n) for n in names]
-    chunks: List[Chunk] = []
+    ends = [max([k for k in range(len(statements)) if touches(k, n)], default=-1) for n in names]
+    groups: List[Tuple[List[str], List[int]]] = []
     begin, group = 0, []
     for i, name in enumerate(names):
         group.append(name)
         upto = max(ends[: i + 1])
-        later = [
-            k
-            for k in range(upto + 1)
-            for other in names[i + 1 :]
-            if id(inputs[other]) in statements[k].binds
-            or _root(inputs[other]) in statements[k].touches
-        ]
+        later = [k for k in range(upto + 1) for other in names[i + 1 :] if touches(k, other)]
         if later and i + 1 < len(names):
             continue
         stop = len(statements) if i + 1 == len(names) else upto + 1
-        body = _loops(lines[begin:stop])
-        if on_cpu:
-            body += [f"{n} = {n}.to(self.device)" for n in group]
-        chunks.append(Chunk(group[0], list(group), body))
+        groups.append((list(group), list(range(begin, stop))))
         begin, group = stop, []
-    for chunk in chunks:
-        single = chunk.lines[0] if len(chunk.lines) == 1 and len(chunk.made) == 1 else ""
-        if single.startswith(f"{chunk.owner} = ") and "\n" not in single:
+    for g in range(len(groups) - 1):
+        kept, moved = _deferred(groups[g], statements, inputs, calls, touches)
+        groups[g] = (groups[g][0], kept)
+        groups[g + 1] = (groups[g + 1][0], moved + groups[g + 1][1])
+    chunks = []
+    for made, indices in groups:
+        body = _loops([statements[k].text for k in indices])
+        if on_cpu:
+            body += [f"{n} = {n}.to(self.device)" for n in made]
+        chunk = Chunk(made[0], made, body)
+        single = body[0] if len(body) == 1 and len(made) == 1 else ""
+        if single.startswith(f"{chunk.owner} = "):
             chunk.expression = single[len(chunk.owner) + 3 :]
+        chunks.append(chunk)
     return chunks
+
+
+def _deferred(group, statements, inputs, calls, touches) -> Tuple[List[int], List[int]]:
+    """(the statements a piece keeps, those that move on to the next piece), each in order."""
+    made, indices = group
+
+    def reads(statement: _Statement) -> Set[Tuple[str, int]]:
+        return {_root(t) for i in statement.calls for t in _reads(calls[i])}
+
+    kept: List[int] = []
+    moved: List[int] = []
+    for k in reversed(indices):
+        statement = statements[k]
+        after = [statements[j] for j in kept]
+        movable = (
+            not any(_is_random(calls[i]) for i in statement.calls)
+            and not any(touches(k, name) for name in made)
+            and not any(reads(a) & statement.touches for a in after)
+            and not any(a.touches & reads(statement) for a in after)
+        )
+        (moved if movable else kept).insert(0, k)
+    return kept, moved
 
 
 def _loops(lines: List[str]) -> List[str]:

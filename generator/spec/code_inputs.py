@@ -4,7 +4,8 @@ A code input is an expression (the input's value) or statements that bind the in
 runs in generate_* at the input's turn in signature order, after the case's sizes are bound and its
 seed is set, so it draws from the random stream exactly where it stands. A block may also bind
 inputs after it (inputs made together, e.g. tokens drawn from the probabilities they come with):
-those take the block's values and have no form of their own in that case. Nothing here runs the
+those take the block's values and have no form of their own in that case; and scalars that are no
+sizes (a count of the nonzeros drawn): the case passes the value it computes. Nothing here runs the
 code; chgen runs it only where it runs spec code (the sandboxed child).
 """
 
@@ -92,11 +93,29 @@ def made_together(order: Sequence[str], forms: Mapping[str, Any]) -> Dict[str, s
     return made
 
 
+def made_scalars(
+    order: Sequence[str], forms: Mapping[str, Any], scalars: Sequence[str]
+) -> Dict[str, str]:
+    """The scalars (no sizes) a case's code blocks compute from its inputs (`nnz`, a count of the
+    nonzeros drawn), each -> the input whose block binds it: the case passes that value."""
+    together = made_together(order, forms)
+    made: Dict[str, str] = {}
+    for name in order:
+        form = forms.get(name)
+        if name in together or not is_code(form):
+            continue
+        for bound in read_code(form.code).bound:
+            if bound in scalars:
+                made.setdefault(bound, name)
+    return made
+
+
 def code_problems(
     name: str, code: str, order: Sequence[str], names: Mapping[str, str]
 ) -> List[Tuple[str, str]]:
     """(message, hint) for each rule the code input of `name` breaks. `order` is the case's
-    inputs in signature order; `names` every other name of the signature -> what it is."""
+    inputs in signature order; `names` every other name of the signature -> what it is ("size",
+    "scalar": a scalar a block may compute, "output tensor", ...)."""
     read = read_code(code)
     if read.expression:
         return []
@@ -119,7 +138,25 @@ def code_problems(
         )
     before = list(order[: list(order).index(name)]) if name in order else []
     for other in read.bound:
-        if other in RESERVED:
+        if names.get(other) == "scalar":
+            continue  # a scalar that is no size, computed from the inputs: the case passes it
+        if names.get(other) == "given scalar":
+            found.append(
+                (
+                    f"code of {name!r} binds {other!r}, a scalar of the example (its page shows "
+                    "it)",
+                    f"give {other} in the example's scalars, and rename the variable",
+                )
+            )
+        elif names.get(other) == "size":
+            found.append(
+                (
+                    f"code of {name!r} binds {other!r}, a size: the case's shapes are made with it "
+                    "before any input",
+                    f"give {other} its value in the case's scalars, and rename the variable",
+                )
+            )
+        elif other in RESERVED:
             found.append(
                 (
                     f"code of {name!r} binds {other!r}, a name generate_* uses itself",

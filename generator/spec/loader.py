@@ -706,8 +706,9 @@ def _validate_functional(view: SignatureView) -> Iterable[Issue]:
         if case.from_example:
             continue
         merged = {**spec.defaults.scalars, **case.scalars}
+        computed = _computed_scalars(view, case.inputs)
         yield from _check_scalar_values(
-            spec, view.scalars, merged, base + ("scalars",), case.scalars
+            spec, view.scalars, merged, base + ("scalars",), case.scalars, computed
         )
         yield from _check_overrides(
             view, case.shapes, merged, base + ("shapes",), f"case {case.name!r}"
@@ -737,7 +738,17 @@ def _validate_defaults(view: SignatureView) -> Iterable[Issue]:
 
 def _validate_performance(view: SignatureView) -> Iterable[Issue]:
     spec, perf = view.spec, view.spec.performance
-    yield from _check_scalar_values(spec, view.scalars, perf.scalars, ("performance", "scalars"))
+    computed = _computed_scalars(view, perf.inputs)
+    yield from _check_scalar_values(
+        spec, view.scalars, perf.scalars, ("performance", "scalars"), None, computed
+    )
+    for j, name in enumerate(perf.shown or []):
+        if name in computed:
+            yield (
+                ("performance", "shown", j),
+                f"{name!r} is computed by the performance case's code: the bullet cannot name it",
+                "drop it from shown",
+            )
     yield from _check_overrides(
         view, perf.shapes, perf.scalars, ("performance", "shapes"), "the performance case"
     )
@@ -1182,7 +1193,21 @@ def _check_scalar_values(
     values: Dict[str, Any],
     where: PathKey,
     own: Optional[Dict[str, Any]] = None,
+    computed: Optional[Dict[str, str]] = None,
 ) -> Iterable[Issue]:
+    """`computed`: the scalars the case's code computes (no value of their own)."""
+    computed = computed or {}
+    for key in own if own is not None else values:
+        if key in computed:
+            yield (
+                where + (key,),
+                f"{key!r} is computed by the code of {computed[key]!r}, and given here too",
+                f"drop this value, or stop binding {key} in that code",
+            )
+    values = {k: v for k, v in values.items() if k not in computed}
+    scalars = [p for p in scalars if p.name not in computed]
+    if own is not None:
+        own = {k: v for k, v in own.items() if k not in computed}
     names = {p.name: p for p in scalars}
     for key, value in (own if own is not None else values).items():
         if key not in names:
@@ -1369,12 +1394,38 @@ def _check_inputs(spec, params, inputs, own, scalars, where, overrides=None) -> 
 
 
 def _check_code_input(p: Param, dist: Any, params, order, loc) -> Iterable[Issue]:
+    sizes = {n for q in params.values() if q.is_tensor for n in _shape_names(q)}
     names = {
-        n: ("scalar" if not q.is_tensor else "output tensor" if q.direction == "out" else "input")
+        n: (
+            ("size" if n in sizes else "scalar")
+            if not q.is_tensor
+            else "output tensor" if q.direction == "out" else "input"
+        )
         for n, q in params.items()
     }
+    if loc[0] == "examples":  # an example's scalars are shown on the page: given, not computed
+        names = {n: ("given scalar" if kind == "scalar" else kind) for n, kind in names.items()}
     for message, hint in code_inputs.code_problems(p.name, dist.code, order, names):
         yield loc + ("code",), message, hint
+
+
+def _shape_names(p: Param) -> List[str]:
+    found: List[str] = []
+    for dim in p.shape or []:
+        try:
+            found += shapes.names(shapes.dimension(dim))
+        except shapes.ShapeError:
+            pass
+    return found
+
+
+def _computed_scalars(view: "SignatureView", own: Dict[str, Any]) -> Dict[str, str]:
+    """The scalars a case's code computes (code_inputs.made_scalars), each -> its input."""
+    forms = {**view.spec.defaults.inputs, **own}
+    order = [p.name for p in view.inputs]
+    sizes = set(size_names(view.spec))
+    scalars = [p.name for p in view.scalars if p.name not in sizes]
+    return code_inputs.made_scalars(order, forms, scalars)
 
 
 def _check_distribution(p: Param, dist: Distribution, params, order, scalars, loc, overrides):

@@ -60,22 +60,55 @@ def test_constructed_inputs_come_back_bit_identical(challenge: Path, runner, tmp
 
 
 def test_masks_tables_item_assignment_and_long_literals_are_kept(runner, tmp_path: Path):
-    imported, spec, _ = regenerate(SPARSE, runner, tmp_path)
-    sparse = case(spec, "sparse_a_few_nonzeros")["inputs"]
-    # nnz is counted from the drawn mask: drawn on the CPU, the count holds on every device
-    assert sparse["A"]["code"] == (
-        "A = (torch.rand((M, D)) < 0.1) * torch.randn((M, D), dtype=torch.float32)\n"
-        "A = A.to(self.device)\n"
+    imported, spec, generated = regenerate(SPARSE, runner, tmp_path)
+    sparse = case(spec, "sparse_a_few_nonzeros")
+    assert sparse["inputs"]["A"]["code"] == (
+        "(torch.rand((M, D), device=self.device) < 0.1) * torch.randn((M, D), "
+        "device=self.device, dtype=torch.float32)"
     )
-    assert "torch.outer(torch.arange(16, dtype=torch.float32)" in sparse["cos"]["code"]
-    assert "cos = torch.cat([t1.cos(), t1.cos()], dim=-1)" in sparse["cos"]["code"]
-    assert sparse["sin"]["code"].startswith("sin = torch.cat([t1.sin(), t1.sin()], dim=-1)\n")
-    assert "P016" in spec["tolerated_rules"]
-    assert "so its code draws on the CPU and moves the inputs" in imported.spec_text
+    assert "torch.outer(torch.arange(16, device=self.device, dtype=torch.float32)" in (
+        sparse["inputs"]["cos"]["code"]
+    )
+    assert "cos = torch.cat([t1.cos(), t1.cos()], dim=-1)" in sparse["inputs"]["cos"]["code"]
+    # nnz counts the nonzeros drawn: the code computes it (as the original does), whatever the
+    # seed; the case gives no number for it
+    assert sparse["inputs"]["sin"]["code"] == (
+        "sin = torch.cat([t1.sin(), t1.sin()], dim=-1)\nnnz = int((A != 0).sum().item())\n"
+    )
+    assert sparse["scalars"] == {"M": 16, "D": 32}
+    source = (generated / "challenge.py").read_text()
+    assert "tests.append(self._make(A, cos, sin, M, D, nnz))" in source
     assigned = case(spec, "edge_one_row_half_of_it_set_by_item_assignment")["inputs"]
     assert assigned["A"] == {"values": [[1.5, 1.5, 1.5, 1.5, 0.0, 0.0, -2.0, 0.0]]}
-    written = case(spec, "edge_a_written_matrix_of_more_than_64_entries")["inputs"]
-    assert len(written["A"]["values"]) == 9 and len(written["A"]["values"][0]) == 10
+    written = case(spec, "edge_a_written_matrix_of_more_than_64_entries")
+    assert len(written["inputs"]["A"]["values"]) == 9
+    assert written["scalars"]["nnz"] == 77  # counted from written data: a number of its own
+    # a column drawn on the device picks where A is set: drawn on the CPU and moved, the column
+    # it writes holds on every device (the draw is seeded: for every judge's seed too)
+    seeded = case(spec, "edge_a_seeded_draw_picks_the_one_column_that_is_set")
+    assert seeded["seed"] == 11
+    assert seeded["inputs"]["A"]["code"] == (
+        "torch.randint(0, 16, (1,))\n"
+        "A = torch.zeros((M, D), dtype=torch.float32)\n"
+        "A[:, 9] = torch.randn(8, dtype=torch.float32)\n"
+        "A = A.to(self.device)\n"
+    )
+    assert "P016" in spec["tolerated_rules"]
+    assert "so its code draws on the CPU and moves the inputs" in imported.spec_text
+
+
+def test_a_drawn_value_taken_into_python_without_a_seed_is_refused(tmp_path: Path):
+    """A column drawn without a seed of the method's own, written as a number, would be the
+    right one for the import's seed alone: the challenge is refused, and says why."""
+    from generator.importer import ImportFailure
+
+    copy = tmp_path / "challenges" / "medium" / SPARSE.name
+    copy.mkdir(parents=True)
+    for name in ("challenge.py", "challenge.html"):
+        text = (SPARSE / name).read_text()
+        (copy / name).write_text(text.replace("        torch.manual_seed(11)\n", ""))
+    with pytest.raises(ImportFailure, match="drawn without a seed into Python"):
+        import_challenge(copy)
 
 
 def test_scatter_and_integer_pixels_in_float32(runner, tmp_path: Path):
