@@ -25,7 +25,7 @@ from generator.dtypes import lookup
 from generator.formatting import LINE_LENGTH, format_text
 from generator.languages import LANGUAGES, SigParam, for_gpus
 from generator.resources import template_dir
-from generator.spec import example_page, shapes
+from generator.spec import code_inputs, example_page, shapes
 from generator.spec.loader import LoadedSpec, shape_of, size_names
 from generator.spec.model import (
     Case,
@@ -287,13 +287,14 @@ def size_assignment(spec: Spec, scalars: Dict[str, Any]) -> List[str]:
     return [f"{', '.join(names)} = {values}"]
 
 
-def make_call(spec: Spec, scalars: Dict[str, Any]) -> str:
+def make_call(spec: Spec, scalars: Dict[str, Any], computed: Sequence[str] = ()) -> str:
+    """`self._make(...)` of one case; `computed`: the scalars its code computes (by name)."""
     sizes = set(size_names(spec))
     args = []
     for p in spec.signature:
         if p.direction == "out":
             continue
-        if p.is_tensor or p.name in sizes:
+        if p.is_tensor or p.name in sizes or p.name in computed:
             args.append(p.name)
         else:
             args.append(py_number(scalars[p.name]))
@@ -402,11 +403,15 @@ def case_code(
                 value = p.name if p.name in sizes else py_number(scalars[p.name])
             entries.append(f'"{p.name}": {value}')
         return CaseCode("", lines, "{" + ", ".join(entries) + "}")
+    made = made_together(spec, dists)
     for p in spec.signature:
-        if p.is_tensor and p.direction != "out":
+        if p.is_tensor and p.direction != "out" and p.name not in made:
+            if dists[p.name].kind == "code":
+                lines.extend(code_inputs.code_lines(p.name, dists[p.name].code))
+                continue
             drawn = distribution_expr(p, dists[p.name], shape_tuple(p, overrides))
             lines.append(f"{p.name} = {drawn}")
-    call = make_call(spec, scalars)
+    call = make_call(spec, scalars, computed_scalars(spec, dists))
     if form is not None and form.prefill is not None and form.prefill != (spec.prefill or "empty"):
         outputs = [p for p in spec.signature if p.is_tensor and p.direction == "out"]
         own = ", ".join(f'"{p.name}": {output_expr(p, form.prefill)}' for p in outputs)
@@ -416,6 +421,20 @@ def case_code(
 
 #: the CPU generator a drawn example's inputs come from (the same values on every device)
 EXAMPLE_GENERATOR = "generator"
+
+
+def made_together(spec: Spec, forms: Mapping[str, Distribution]) -> Dict[str, str]:
+    """The inputs an earlier input's code makes (they have no line of their own)."""
+    order = [p.name for p in spec.signature if p.is_tensor and p.direction != "out"]
+    return code_inputs.made_together(order, forms)
+
+
+def computed_scalars(spec: Spec, forms: Mapping[str, Distribution]) -> Dict[str, str]:
+    """The scalars a case's code computes from its inputs (passed by name)."""
+    order = [p.name for p in spec.signature if p.is_tensor and p.direction != "out"]
+    sizes = set(size_names(spec))
+    scalars = [p.name for p in spec.signature if not p.is_tensor and p.name not in sizes]
+    return code_inputs.made_scalars(order, forms, scalars)
 
 
 def example_draw_expr(param: Param, dist: Distribution, shape: str) -> str:
@@ -439,8 +458,14 @@ def example_code(spec: Spec, ex: Example) -> CaseCode:
     lines = size_assignment(spec, ex.scalars)
     if ex.seed is not None:
         lines.append(f"{EXAMPLE_GENERATOR} = torch.Generator().manual_seed({ex.seed})")
+    made = made_together(spec, ex.drawn)
     for p in spec.signature:
+        if p.name in made:
+            continue
         if p.is_tensor and p.direction != "out" and p.name in ex.drawn:
+            if ex.drawn[p.name].kind == "code":
+                lines.extend(code_inputs.code_lines(p.name, ex.drawn[p.name].code))
+                continue
             drawn = example_draw_expr(p, ex.drawn[p.name], shape_tuple(p, ex.shapes))
             lines.append(f"{p.name} = {drawn}")
         elif p.is_tensor and p.direction != "out":
@@ -783,7 +808,9 @@ def shown_data(p: Param, example: Example, given: Mapping[str, Any]) -> Any:
         return given[p.name]
     dims = shapes.resolve(shape_of(p, example.shapes), example.scalars)
     dist = example.drawn.get(p.name)
-    how = None if dist is None else html.draw_text(dist.kind, draw_args(dist))
+    how = None
+    if dist is not None and dist.kind != "code":  # code says how in its own words
+        how = html.draw_text(dist.kind, draw_args(dist))
     return html.Summarised(tuple(dims), how)
 
 

@@ -190,6 +190,7 @@ def _candidates(loaded: LoadedSpec, name: str) -> Iterable[Tuple[PathKey, str]]:
             yield ("svg",), spec.svg
         return
     if name == "challenge.py":
+        yield from _code_inputs(spec)
         for i, case in enumerate(spec.functional):
             if case.note:
                 yield ("functional", i, "note"), case.note
@@ -201,6 +202,20 @@ def _candidates(loaded: LoadedSpec, name: str) -> Iterable[Tuple[PathKey, str]]:
         return
     for language, code in spec.starter_helpers.items():
         yield ("starter_helpers", language), code
+
+
+def _code_inputs(spec) -> Iterable[Tuple[PathKey, str]]:
+    """The code inputs, each where it is written: a line of challenge.py may be one of theirs."""
+    groups: List[Tuple[PathKey, dict]] = [
+        (("examples", i, "inputs"), ex.drawn) for i, ex in enumerate(spec.examples)
+    ]
+    groups += [(("functional", i, "inputs"), c.inputs) for i, c in enumerate(spec.functional)]
+    groups += [(("defaults", "inputs"), spec.defaults.inputs)]
+    groups += [(("performance", "inputs"), spec.performance.inputs)]
+    for where, forms in groups:
+        for name, form in forms.items():
+            if form.kind == "code":
+                yield where + (name, "code"), form.code
 
 
 def _fallback(name: str) -> PathKey:

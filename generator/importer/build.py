@@ -13,6 +13,7 @@ challenge.py files are checked for equivalence; whatever differs is in the repor
 from __future__ import annotations
 
 import ast
+import copy
 import math
 import re
 import tempfile
@@ -30,9 +31,10 @@ from generator.dtypes import lookup
 from generator.example_check import reference_function, start_value, verify_example
 from generator.html import example_form, example_titles, literal_dims, performance_bullet
 from generator.importer import html as page_reader
-from generator.importer import infer, pyast, starters
+from generator.importer import coded, infer, pyast, starters
 from generator.importer.equivalence import Equivalence, compare
 from generator.importer.infer import ParamInfo
+from generator.importer.replay import ReplayError
 from generator.importer.report import ImportFailure, Report
 from generator.importer.result import ImportResult
 from generator.importer.trace import (
@@ -764,7 +766,122 @@ def import_challenge(
                 "correct the page or challenge.py"
             )
     keep = page_text if written_examples else None
-    return _finish(read, data, spec_name, svg_name, page.svg, keep, report)
+    before = copy.deepcopy(report)
+    result = _finish(read, data, spec_name, svg_name, page.svg, keep, report)
+    return _exact_inputs(read, data, spec_name, svg_name, page.svg, keep, before, result)
+
+
+def _exact_inputs(
+    read: _Read,
+    data: Dict[str, Any],
+    spec_name: str,
+    svg_name: Optional[str],
+    svg_text: Optional[str],
+    keep: Optional[str],
+    before: Report,
+    result: ImportResult,
+) -> ImportResult:
+    """Every case the regenerated challenge.py does not reproduce (inputs, reference results)
+    gets its inputs as the original's own torch calls (coded.py): first keeping the inputs that
+    are one plain draw as distributions, then all as code. A challenge still not reproduced is
+    refused, with the first difference."""
+    codable = coded.labels_of(read.run, read.names)
+    done: Dict[str, coded.Coded] = {}
+    for keep in (True, False):
+        wrong = _inexact(result) + [
+            label
+            for label in codable
+            if label != coded.EXAMPLE
+            and coded.draws_differ(read.run, read.params, read.names, label, _forms(data, label))
+        ]
+        wrong = list(dict.fromkeys(wrong))
+        if not wrong:
+            return result
+        fixable = [label for label in wrong if label in codable]
+        if not fixable:
+            break
+        data = copy.deepcopy(data)
+        for label in fixable:
+            try:
+                done[label] = coded.code_inputs(
+                    read.run, read.params, read.names, label, keep and label != coded.EXAMPLE
+                )
+            except ReplayError as exc:
+                raise ImportFailure(
+                    f"case {label}: its inputs cannot be written as code: {exc}"
+                ) from None
+            _place_code(data, label, done[label])
+        report = copy.deepcopy(before)
+        for label in done:
+            report.withdraw(label)
+            report.note(
+                f"case {label}: its inputs are made by the original's own torch calls (code)"
+            )
+        if any(c.on_cpu for c in done.values()):
+            data["tolerated_rules"] = sorted(set(data.get("tolerated_rules") or []) | {"P016"})
+            cpu = ", ".join(label for label, c in done.items() if c.on_cpu)
+            report.note(
+                f"case {cpu}: takes values of data drawn on self.device into Python (a count, "
+                "an index), so its code draws on the CPU and moves the inputs to self.device "
+                "(P016 tolerated): the values it fixes hold on every device"
+            )
+        result = _finish(read, data, spec_name, svg_name, svg_text, keep, report)
+    if not _inexact(result):
+        return result
+    problems = result.equivalence.problems()
+    reasons = problems or [f"case {label}: {why}" for label, why in _approximations(result)]
+    raise ImportFailure(f"the regenerated challenge.py is not equivalent: {reasons[0]}")
+
+
+def _forms(data: Dict[str, Any], label: str) -> Dict[str, Any]:
+    """The spec forms of a case's inputs (its own over the defaults)."""
+    if label == coded.PERFORMANCE:
+        own = data["performance"].get("inputs", {})
+    else:
+        own = next(e for e in data["functional"] if e["name"] == label).get("inputs", {})
+    return {**((data.get("defaults") or {}).get("inputs") or {}), **own}
+
+
+def _inexact(result: ImportResult) -> List[str]:
+    """The cases whose regenerated values (inputs, reference results) differ, or that the
+    import approximated."""
+    found = [c.label for c in result.equivalence.cases if c.problems or c.differing or c.reference]
+    found += [label for label in result.report.approximated if label not in found]
+    if result.equivalence.signature:
+        found.append("signature")
+    return found
+
+
+def _approximations(result: ImportResult) -> List[Tuple[str, str]]:
+    return [(label, why[0]) for label, why in result.report.approximated.items() if why]
+
+
+def _place_code(data: Dict[str, Any], label: str, made: coded.Coded) -> None:
+    """The coded inputs (and seed) of one case, in the spec data."""
+    if label == coded.EXAMPLE:
+        example = data["example"] or data["examples"][0]
+        example["inputs"] = made.inputs
+        example.pop("seed", None)  # the code draws from the stream the judge seeds
+        return
+    if label == coded.PERFORMANCE:
+        entry = data["performance"]
+    else:
+        entry = next(e for e in data["functional"] if e["name"] == label)
+    rebuilt: Dict[str, Any] = {}
+    for key, value in entry.items():
+        if key in ("inputs", "seed"):
+            continue
+        if key == "scalars":  # those the code computes are passed by name
+            value = {k: v for k, v in value.items() if k not in made.computed}
+        rebuilt[key] = value
+        if key == "scalars" or (key == "name" and "scalars" not in entry):
+            rebuilt["inputs"] = made.inputs
+    if "inputs" not in rebuilt:
+        rebuilt["inputs"] = made.inputs
+    if made.seed is not None:
+        rebuilt["seed"] = made.seed
+    entry.clear()
+    entry.update(rebuilt)
 
 
 def _squeeze_batches_of_one(data: Dict[str, Any], page_text: str, report: Report) -> None:
@@ -840,7 +957,7 @@ def _read(directory: Path, seed: int, report: Report) -> _Read:
         raise ImportFailure(str(exc)) from None
     try:
         instance = load_challenge(directory / "challenge.py", _base_file(directory))
-        run = run_cases(instance, seed)
+        run = run_cases(instance, seed, record=True)
     except ChallengeLoadError as exc:
         raise ImportFailure(str(exc)) from None
     params = infer.read_signature(source, instance, run, report)

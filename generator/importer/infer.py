@@ -25,8 +25,11 @@ from generator.importer.trace import Recipe, Run, Traced
 from generator.naming import forbidden_name_reason
 from generator.spec import shapes as shape_exprs
 
-#: `values:` literals are written out only up to this many elements
+#: `values:` literals are written out only up to this many elements where the values are drawn
+#: (data the spec then fixes); literal data of the original's own is written out up to
+#: LITERAL_VALUES_MAX elements (as the trace keeps it, trace._LITERAL_MAX)
 VALUES_MAX = 64
+LITERAL_VALUES_MAX = 4096
 
 
 @dataclass
@@ -421,18 +424,18 @@ def distribution(
             items = flat(data)
             if len(items) > 1 and all(v == items[0] for v in items):
                 return Drawn({"constant": items[0]}, True)
-            if len(items) <= VALUES_MAX:
+            if len(items) <= LITERAL_VALUES_MAX:
                 return Drawn({"values": data}, True)
-        return _approximate(param, tensor, "a literal of more than 64 elements")
+        return _approximate(param, tensor, f"a literal of more than {LITERAL_VALUES_MAX} elements")
     if base.kind == "constant" and base.args[0] is not None:
         value = base.args[0]
-        if isinstance(value, float) and not math.isfinite(value):
+        if isinstance(value, float) and not math.isfinite(value) and kind != "float":
             return _approximate(param, tensor, "a non-finite constant")
         return Drawn({"constant": _number(value, kind)}, True)
     if base.kind in ("uniform", "normal") and kind == "float":
         low, high = base.args
         return Drawn({base.kind: [float(low), float(high)]}, not cast)
-    if base.kind == "randint" and kind == "int" and None not in base.args:
+    if base.kind == "randint" and None not in base.args and _exact_integers(param, base.args):
         return Drawn({"randint": [int(base.args[0]), int(base.args[1])]}, not cast)
     if base.kind == "sum" and kind == "float":
         found = _correlated(base, earlier)
@@ -447,6 +450,16 @@ def distribution(
     if base.kind in ("uniform", "normal", "randint"):
         what = f"{base.kind} draws into a {param.dtype} tensor"
     return _approximate(param, tensor, what)
+
+
+def _exact_integers(param: ParamInfo, bounds: Tuple[Any, ...]) -> bool:
+    """randint into an integer tensor, or into a float one within the integers it holds exactly
+    (integer pixel values drawn into float32)."""
+    row = lookup(param.dtype)
+    if row.kind == "int":
+        return True
+    low, high = (int(b) for b in bounds)
+    return max(abs(low), abs(high - 1)) <= row.exact_integers
 
 
 def _correlated(recipe: Recipe, earlier: Dict[str, torch.Tensor]) -> Optional[Dict[str, Any]]:

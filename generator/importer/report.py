@@ -36,6 +36,12 @@ class Report:
             reasons.append(message)
         self.note(message)
 
+    def withdraw(self, case: str) -> None:
+        """`case` is reproduced after all (its inputs are now code): its approximations go."""
+        for message in self.approximated.pop(case, []):
+            if message in self.notes:
+                self.notes.remove(message)
+
     def lines(self) -> List[str]:
         return list(self.notes)
 
@@ -66,6 +72,11 @@ REASONS: Tuple[Tuple[str, str], ...] = (
     (r"defines no class Challenge|has no reference_impl", "challenge.py lacks the Challenge class"),
     (r"is missing$", "challenge.py or challenge.html is missing"),
     (r"is not named <id>_<slug>|not easy, medium or hard", "directory outside the layout"),
+    (r"its inputs cannot be written as code: (.*)$", "inputs the importer cannot write as code"),
+    (
+        r"the regenerated challenge\.py is not equivalent: case [^:]*: ([^:]*)",
+        "the regenerated challenge.py is not equivalent",
+    ),
     (r"the spec written does not load", "the spec written does not load"),
     (r"chgen cannot render the spec: (\w+)", "chgen cannot render the spec"),
     (

@@ -29,16 +29,16 @@ class CaseCheck:
 class Equivalence:
     signature: List[str]
     cases: List[CaseCheck]
+    #: the performance case's values were compared too (drawn on the CPU), not its form alone
+    performance_values: bool = False
 
-    def problems(self, approximated: Optional[Dict[str, Any]] = None) -> List[str]:
-        """Every difference, except differing values in the cases `approximated` names."""
-        excused = set(approximated or ())
+    def problems(self) -> List[str]:
+        """Every difference: of form, of values, of reference results."""
         found = list(self.signature)
         for case in self.cases:
-            found.extend(f"{case.label}: {p}" for p in case.problems)
-            found.extend(f"{case.label}: {p}" for p in case.reference)
-            if case.label not in excused:
-                found.extend(f"{case.label}: {name} differs in value" for name in case.differing)
+            found.extend(f"case {case.label}: {p}" for p in case.problems)
+            found.extend(f"case {case.label}: {p}" for p in case.reference)
+            found.extend(f"case {case.label}: {name} differs in value" for name in case.differing)
         return found
 
 
@@ -99,7 +99,11 @@ def from_json(data: Any) -> ImportResult:
         svg_text=_text(data.get("svg_text"), optional=True),
         report=Report(_list(report, "notes"), dict(approximated)),
         identical=_flags(data.get("identical")),
-        equivalence=Equivalence(_list(equivalence, "signature"), [_case(case) for case in cases]),
+        equivalence=Equivalence(
+            _list(equivalence, "signature"),
+            [_case(case) for case in cases],
+            equivalence.get("performance_values") is True,
+        ),
         case_names=_list(data, "case_names"),
         generate_errors=_list(data, "generate_errors"),
         page_parts=_counts(data.get("page_parts", {})),

@@ -209,7 +209,29 @@ class CorrelatedArgs(Strict):
     noise: List[Number] = Field(min_length=2, max_length=2)  # normal [mean, std]
 
 
-DISTRIBUTION_KINDS = ("uniform", "normal", "constant", "randint", "values", "correlated")
+class Code(Strict):
+    """An input the author's torch code makes: an expression (its value) or statements that bind
+    its name (and may bind inputs after it, made together). It runs in generate_* at the input's
+    turn, as written; the rules on what it may bind are in generator/spec/code_inputs.py."""
+
+    kind: ClassVar[str] = "code"
+    code: str = Field(min_length=1)
+
+    @field_validator("code")
+    @classmethod
+    def _code_parses(cls, v: str) -> str:
+        return _check_python(v, "code")
+
+
+DISTRIBUTION_KINDS = (
+    "uniform",
+    "normal",
+    "constant",
+    "randint",
+    "values",
+    "correlated",
+    "code",
+)
 
 
 def _distribution_kind(value: Any) -> Optional[str]:
@@ -228,6 +250,7 @@ Distribution = Annotated[
         Annotated[RandInt, Tag("randint")],
         Annotated[Values, Tag("values")],
         Annotated[Correlated, Tag("correlated")],
+        Annotated[Code, Tag("code")],
     ],
     Discriminator(
         _distribution_kind,
@@ -334,7 +357,7 @@ class NumberForm(Strict):
 
 #: the draws an example input may be: drawn on the CPU generator with the example's seed, so the
 #: values are the same on every device (a literal is written as the data itself)
-EXAMPLE_DRAW_KINDS = ("uniform", "normal", "randint", "constant")
+EXAMPLE_DRAW_KINDS = ("uniform", "normal", "randint", "constant", "code")
 
 
 def _example_input_kind(value: Any) -> str:
