@@ -103,7 +103,7 @@ def generate(
     specs, FormatError when a formatter rejects rendered text, OSError when the tree cannot be
     written."""
     chosen = tree_policy.choose_languages(languages, specs_dir, out)
-    output, rendered = render_tree(list(specs), out, root, cache or GenerateCache(), chosen.keys)
+    output, rendered = render_tree(list(specs), out, root, cache or GenerateCache(), chosen)
     planned = tree.plan(out.resolve(), output)
     result = GenerateResult(
         out,
@@ -190,7 +190,7 @@ def render_tree(
     tree_root: Path,
     root: Optional[Path],
     cache: GenerateCache,
-    languages: Optional[Sequence[str]] = None,
+    languages: Optional[tree_policy.Languages] = None,
 ) -> Tuple[Output, int]:
     """The tree's files for `paths`, rendering only specs whose inputs the cache has not seen
     rendered into exactly the files on disk; returns the output and how many were rendered.
@@ -221,7 +221,7 @@ def render_tree(
             )
             claims += [claim] if claim else []
         _refuse_duplicate_directories(claims, tree_root, root)
-        fresh = build_output(loaded, cache, languages)
+        fresh = build_output(loaded, cache, languages, tree_root)
         for item in loaded:
             own = {p: t for p, t in fresh.files.items() if fresh.owners[p] == item.spec.owner}
             cache.remember_rendered(stale[item.path], own)
@@ -272,13 +272,13 @@ def _refuse_duplicate_directories(
         raise SpecErrors(errors)
 
 
-def _languages_key(fingerprint: str, languages: Optional[Sequence[str]]) -> str:
+def _languages_key(fingerprint: str, languages: Optional[tree_policy.Languages]) -> str:
     """A spec renders other files in other languages: the cache keeps them apart."""
-    if languages is None:
-        return fingerprint
+    if languages is None or languages.keys is None:
+        return fingerprint  # a challenge keeping its own languages reuses only what is on disk
     from generator.incremental import sha256
 
-    return sha256(f"{fingerprint}\0languages={','.join(languages)}")
+    return sha256(f"{fingerprint}\0languages={languages.key}")
 
 
 def _owner(path: Path) -> str:
@@ -311,7 +311,10 @@ def _duplicate_file_ids(paths: List[Path]) -> List[SpecError]:
 
 
 def build_output(
-    loaded: List["LoadedSpec"], cache: GenerateCache, languages: Optional[Sequence[str]] = None
+    loaded: List["LoadedSpec"],
+    cache: GenerateCache,
+    languages: Optional[tree_policy.Languages] = None,
+    tree_root: Optional[Path] = None,
 ) -> Output:
     """Render specs (not the shared base class), then verify what the cache has not seen pass:
     each example against the reference, and the rendered files against the rules `chgen check
@@ -323,7 +326,16 @@ def build_output(
     from generator.example_runner import verify_examples
     from generator.render import render_challenge
 
-    rendered = [render_challenge(item, languages) for item in loaded]
+    from generator.render import challenge_dir
+
+    def keys(item: "LoadedSpec") -> Optional[Sequence[str]]:
+        if languages is None:
+            return None
+        if tree_root is None:
+            return languages.keys
+        return languages.for_challenge(tree_root, challenge_dir(item.spec))
+
+    rendered = [render_challenge(item, keys(item)) for item in loaded]
     keys = [
         _validation_key(example_fingerprint(item), files) for item, files in zip(loaded, rendered)
     ]

@@ -24,8 +24,15 @@ FIXTURES = Path(__file__).parent / "importer" / "fixtures"
 #: (fixture folder holding challenges/, challenge directory, name in the repository)
 CHALLENGES = [
     ("public_style", "easy/201_scale_vector", "easy/201_scale_vector"),
-    ("public_style", "medium/202_row_rescale", "medium/202_Row_Rescale"),
-    ("public_style", "medium/207_padded_window_max", "medium/207_padded_window_max"),
+    ("public_style", "medium/202_row_rescale", "medium/202_Row_Rescale"),  # a capitalised name
+    ("public_style", "medium/206_scale_positives", "medium/206_scale_positives"),
+    ("public_style/jax_references", "medium/209_softcap_rows", "medium/209_softcap_rows"),
+    ("public_style/jax_references", "medium/210_row_max", "medium/210_row_max"),
+    ("public_style/page_text", "easy/221_shift_values", "easy/221_shift_values"),  # second <pre>
+    ("public_style/page_text", "medium/222_prose_rules", "medium/222_prose_rules"),
+    # masked products, scatter_, cos/sin tables, item assignment, randint into float32
+    ("public_style/constructed_inputs", "medium/211_sparse_rotary", "medium/211_sparse_rotary"),
+    ("public_style/constructed_inputs", "medium/212_weighted_pixels", "medium/212_weighted_pixels"),
 ]
 
 
@@ -38,7 +45,9 @@ def repository(tmp_path: Path) -> Path:
     tree = tmp_path / "repo"
     shutil.copytree(FIXTURES / "public_style" / "challenges" / "core", tree / "challenges" / "core")
     for fixture, source, target in CHALLENGES:
-        shutil.copytree(FIXTURES / fixture / "challenges" / source, tree / "challenges" / target)
+        origin = FIXTURES / fixture
+        origin = origin / "challenges" if (origin / "challenges").is_dir() else origin
+        shutil.copytree(origin / source, tree / "challenges" / target)
     (tree / "README.md").write_text("a challenge set of ours\n")
     git(tree, "init", "-q")
     git(tree, "add", "-A")
@@ -55,7 +64,7 @@ def test_the_migration_loses_nothing_and_touches_nothing_else(repository: Path, 
     assert result["pages_losing_text"] == {}
     assert result["seeded_data"]["differ"] == {}
     assert result["seeded_data"]["not_readable_in_original"] == []
-    assert result["directories"] == {"added": [], "removed": []}
+    assert result["directories"] == {"added": [], "removed": []}, result["directories"]
     assert "added" not in result["files"], result["files"]  # no file added (no TileLang)
     assert result["outside_rendered_dirs"] == []
     assert result["chgen_state"] == [".chgen/manifest.json"]
