@@ -128,9 +128,22 @@ class Judge:
         limit = float(self.job.get("startup_timeout", 300))
         if "perf" in self.job["modes"]:
             from generator.judge.rounds import calibrate
+            from generator.judge.timing import Flush, PerfOptions
 
-            # before the solution's code runs in that process, so that it cannot slow these
-            self.calibration = calibrate(self.solution, limit)
+            # before the solution's code runs in that process, so that it cannot slow these;
+            # each after the worker's own flush, as each timed call is
+            flush = None
+            if self.device.startswith("cuda"):
+                options = PerfOptions.from_json(self.job.get("perf_options"))
+                flush = Flush(self.device, options.flush_bytes)
+
+            def before() -> None:
+                flush()
+                self.sync()
+
+            self.calibration = calibrate(self.solution, limit, before if flush else None)
+            if flush is not None:
+                flush.release()
         self.solution.request({"op": "load"}, limit, "load")
         return self.solution
 
