@@ -18,6 +18,7 @@ PARSES_OTHER_PYTHON = {
     "checks/source.py": "starter files (SourceFile.python)",
     "importer/build.py": "the assertions chgen writes, to compare them with the dropped ones",
     "judge/oracle.py": "the spec's reference_helpers, whose `self` methods move onto a stand-in",
+    "spec/code_inputs.py": "the spec's `{code: ...}` inputs (the names they bind)",
 }
 #: modules that call SourceFile.python(), which is for starter files only
 READS_STARTERS = {"checks/starters.py"}
