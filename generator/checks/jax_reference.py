@@ -18,6 +18,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from generator.challenge.pyfile import ChallengePy, SigEntry
 from generator.checks.report import Report
+from generator.judge.compare import unravel
 
 METHOD = "reference_impl_jax"
 
@@ -194,7 +195,7 @@ def _compare(
                 worst, worst_at = float(excess[at]), start + at
     if count == 0:
         return None
-    index = _unravel(worst_at, tuple(expected.shape))
+    index = unravel(worst_at, tuple(expected.shape))
     shown = f"{name}[{', '.join(map(str, index))}]" if index else name
     if exact:
         rule = "differ"
@@ -229,11 +230,3 @@ def _beyond(got: Any, expected: Any, exact: bool, tolerances: Tuple[float, float
 def _number(element: Any) -> str:
     value = element.item()
     return f"{value:.6g}" if isinstance(value, float) else str(value)
-
-
-def _unravel(flat: int, shape: Tuple[int, ...]) -> Tuple[int, ...]:
-    index = []
-    for size in reversed(shape):
-        index.append(flat % size)
-        flat //= size
-    return tuple(reversed(index))

@@ -73,7 +73,8 @@ def encode_error(value: float) -> Any:
     return value if math.isfinite(value) else str(value)
 
 
-def _unravel(flat: int, shape: Tuple[int, ...]) -> Tuple[int, ...]:
+def unravel(flat: int, shape: Tuple[int, ...]) -> Tuple[int, ...]:
+    """The index of element `flat` of a C-contiguous tensor of `shape`."""
     index = []
     for size in reversed(shape):
         index.append(flat % size)
@@ -145,7 +146,7 @@ def _failed(
         max_abs,
         max_rel,
         int(bad.sum()),
-        _unravel(flat, tuple(actual.shape)),
+        unravel(flat, tuple(actual.shape)),
         _scalar(actual.flatten()[flat]),
         _scalar(expected.flatten()[flat]),
         exact=exact,
@@ -165,7 +166,7 @@ def first_modified(name: str, after: torch.Tensor, before: torch.Tensor) -> Opti
     if not bool(changed.any()):
         return None
     flat = int(changed.nonzero()[0])
-    index = ", ".join(str(i) for i in _unravel(flat, tuple(after.shape)))
+    index = ", ".join(str(i) for i in unravel(flat, tuple(after.shape)))
     was, now = _scalar(before.flatten()[flat]), _scalar(after.flatten()[flat])
     return (
         f"input {name} was modified: {int(changed.sum())} element(s) changed; first at "
