@@ -35,12 +35,12 @@ class Languages:
     per_challenge: bool = False
 
     def for_challenge(self, tree: Path, directory: str) -> Optional[Tuple[str, ...]]:
-        """The languages the challenge at `directory` is written in: its own starters' where
-        the languages were read off the tree and it ships some, else the run's."""
-        if self.per_challenge:
+        """The languages the challenge at `directory` is written in: where the languages were
+        read off the tree, an existing challenge keeps exactly its own starters (none, if it
+        ships none); a new one gets the run's."""
+        if self.per_challenge and (tree / directory / "challenge.py").is_file():
             own = _starter_languages(tree / directory / "starter")
-            if own:
-                return None if set(own) == {lang.key for lang in LANGUAGES} else own
+            return None if set(own) == {lang.key for lang in LANGUAGES} else own
         return self.keys
 
     @property
