@@ -95,6 +95,7 @@ class Replayed:
     seed: Optional[int]  # torch.manual_seed before the case's first call (the case's `seed`)
     on_cpu: bool  # drawn on the CPU, then moved (see the module docstring)
     computed: List[str] = field(default_factory=list)  # scalars the code computes
+    draws: bool = False  # the code draws random data
 
 
 # ---------------------------------------------------------------------------------- spelling
@@ -697,7 +698,8 @@ def replay_case(
             statements.append(_Statement(text, {id(tensor)}, {_root(tensor)}))
             writer.bound.add(id(tensor))
     made = [name for name, _ in computed.values()]
-    return Replayed(_chunks(statements, inputs, on_cpu, calls), seed, on_cpu, made)
+    draws = any(calls[i].func is not None and _is_random(calls[i]) for i in live)
+    return Replayed(_chunks(statements, inputs, on_cpu, calls), seed, on_cpu, made, draws)
 
 
 def _case_data(calls: Sequence[Call], start: int, end: int) -> Set[int]:
