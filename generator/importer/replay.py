@@ -20,6 +20,7 @@ than 4096 numbers) is a ReplayError, which refuses the case.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
@@ -249,10 +250,10 @@ def _chunks(
 ) -> List[Chunk]:
     """The statements cut into one piece per input, in signature order, where each input's
     statements come after those of the inputs before it; inputs that cannot be cut apart (made
-    together, or made in another order) share the piece of the first of them. A statement that
-    draws nothing and that the rest of its piece does not need moves on to the next piece (the
-    input that reads it)."""
+    together, or made in another order) share the piece of the first of them. The statements are
+    first put in the order that does so wherever the work they depend on allows (_scheduled)."""
     names = list(inputs)
+    statements = _scheduled(statements, calls, inputs)
 
     def touches(k: int, name: str) -> bool:
         tensor = inputs[name]
@@ -270,10 +271,6 @@ def _chunks(
         stop = len(statements) if i + 1 == len(names) else upto + 1
         groups.append((list(group), list(range(begin, stop))))
         begin, group = stop, []
-    for g in range(len(groups) - 1):
-        kept, moved = _deferred(groups[g], statements, inputs, calls, touches)
-        groups[g] = (groups[g][0], kept)
-        groups[g + 1] = (groups[g + 1][0], moved + groups[g + 1][1])
     chunks = []
     for made, indices in groups:
         body = _loops([statements[k].text for k in indices])
@@ -287,26 +284,48 @@ def _chunks(
     return chunks
 
 
-def _deferred(group, statements, inputs, calls, touches) -> Tuple[List[int], List[int]]:
-    """(the statements a piece keeps, those that move on to the next piece), each in order."""
-    made, indices = group
+def _scheduled(
+    statements: List[Statement], calls: Sequence[Call], inputs: Dict[str, torch.Tensor]
+) -> List[Statement]:
+    """The statements in an order that keeps every dependence (what one makes before what reads
+    it or changes it, the draws and seeds among themselves as made) and otherwise writes each
+    input's statements before those of the inputs after it in signature order."""
+    count = len(statements)
 
     def read_by(statement: Statement) -> Set[Tuple[str, int]]:
         return {root(t) for i in statement.calls for t in reads(calls[i])}
 
-    kept: List[int] = []
-    moved: List[int] = []
-    for k in reversed(indices):
-        statement = statements[k]
-        after = [statements[j] for j in kept]
-        movable = (
-            not any(is_random(calls[i]) for i in statement.calls)
-            and not any(touches(k, name) for name in made)
-            and not any(read_by(a) & statement.touches for a in after)
-            and not any(a.touches & read_by(statement) for a in after)
-        )
-        (moved if movable else kept).insert(0, k)
-    return kept, moved
+    read = [read_by(st) for st in statements]
+    made = [st.touches for st in statements]
+    fixed = [
+        not st.calls or any(calls[i].func is None or is_random(calls[i]) for i in st.calls)
+        for st in statements
+    ]
+    after: List[Set[int]] = [set() for _ in range(count)]
+    for j in range(count):
+        for k in range(j):
+            if read[j] & made[k] or made[j] & (read[k] | made[k]) or (fixed[j] and fixed[k]):
+                after[j].add(k)
+    # the first input (in signature order) whose values each statement's work reaches, or that
+    # waits for it (a draw made before that input's draws)
+    places = list(inputs.values())
+    first = [math.inf] * count
+    for k in reversed(range(count)):
+        own = [
+            i
+            for i, tensor in enumerate(places)
+            if id(tensor) in statements[k].binds or root(tensor) in made[k]
+        ]
+        needed = [first[j] for j in range(k + 1, count) if k in after[j]]
+        first[k] = min(own + needed, default=math.inf)
+    done: Set[int] = set()
+    order: List[int] = []
+    while len(order) < count:
+        ready = [k for k in range(count) if k not in done and after[k] <= done]
+        k = min(ready, key=lambda k: (first[k], k))
+        order.append(k)
+        done.add(k)
+    return [statements[k] for k in order]
 
 
 def _loops(lines: List[str]) -> List[str]:
