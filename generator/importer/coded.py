@@ -38,6 +38,7 @@ class Coded:
     seed: Optional[int]
     on_cpu: bool  # drawn on the CPU, then moved to self.device (see replay.py)
     computed: List[str] = field(default_factory=list)  # scalars the code computes
+    draws: bool = False  # the code draws random data
 
 
 def code_inputs(
@@ -74,7 +75,7 @@ def code_inputs(
             found[chunk.owner] = plain[chunk.owner]
         else:
             found[chunk.owner] = {"code": chunk.code}
-    return Coded(found, replayed.seed, replayed.on_cpu, replayed.computed)
+    return Coded(found, replayed.seed, replayed.on_cpu, replayed.computed, replayed.draws)
 
 
 def _names(p: ParamInfo, label: str) -> List[str]:

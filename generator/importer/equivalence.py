@@ -242,9 +242,9 @@ def _child() -> None:
         sandbox.send({"step": index})
         try:
             result = compare_files(
-                Path(pair["original"]),
+                Path(pair["original"]) / "challenge.py",
                 Path(pair["original_base"]),
-                Path(pair["generated"]),
+                Path(pair["generated"]) / "challenge.py",
                 Path(pair["generated_base"]),
                 pair["names"],
                 int(job["seed"]),

@@ -2,7 +2,8 @@
 
 Each tensor's recipe (see trace.py) becomes the spec distribution that draws the same values for the
 same seed: `uniform`, `normal`, `randint`, `constant`, `correlated`, or `values` for literal data.
-What has no such form is approximated and reported.
+What has no such form is approximated and reported; the import then writes that case's inputs as
+the original's own calls (coded.py).
 """
 
 from __future__ import annotations

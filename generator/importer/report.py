@@ -1,9 +1,9 @@
 """What an import could not carry over, said once, in plain words.
 
 Everything the importer drops, changes or approximates goes through one Report, which the CLI prints
-and the writer puts at the top of the spec as `# chgen import: ...` comments. Cases whose tensors
-are not reproduced exactly are also listed by name, so that the equivalence check (and its tests)
-know where to relax.
+and the writer puts at the top of the spec as `# chgen import: ...` comments. Cases whose tensors a
+distribution does not reproduce exactly are also listed by name: the import writes those cases'
+inputs as code (coded.py) and withdraws the approximation, or refuses the challenge.
 
 A refusal (ImportFailure) is one message naming the challenge's own details; `reason_of` turns it
 into the construct it stands for, so that the refusals of a whole tree can be grouped.
