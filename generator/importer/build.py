@@ -30,8 +30,9 @@ from generator.challenge.page import text_losses
 from generator.dtypes import lookup
 from generator.example_check import reference_function, start_value, verify_example
 from generator.html import example_form, example_titles, literal_dims, performance_bullet
+from generator.importer import coded
 from generator.importer import html as page_reader
-from generator.importer import coded, infer, pyast, starters
+from generator.importer import infer, pyast, starters
 from generator.importer.equivalence import Equivalence, compare
 from generator.importer.infer import ParamInfo
 from generator.importer.replay import ReplayError
