@@ -186,6 +186,10 @@ def render_starters(spec: Spec) -> Dict[str, str]:
     files = {}
     ranks = spec.num_gpus > 1
     for lang in for_gpus(spec.num_gpus):  # the others are named on the page, with the reason
+        name = f"starter/{lang.starter_name}"
+        if lang.key in spec.kept_starters:
+            files[name] = format_text(lang.formatter, spec.kept_starters[lang.key], name)
+            continue
         typed = lang.starter_params(params) + (lang.rank_params() if ranks else [])
         grid = spec.scaffold.grid if spec.scaffold else []
         context = StarterContext(
@@ -199,7 +203,6 @@ def render_starters(spec: Spec) -> Dict[str, str]:
             language_extras=lang.extra_context(params, ranks),
         )
         text = render_template(lang.template, context)
-        name = f"starter/{lang.starter_name}"
         files[name] = format_text(lang.formatter, text, name)
     return files
 

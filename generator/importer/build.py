@@ -26,6 +26,8 @@ import torch
 
 from generator.challenge.page import BULLET, blank_before_bullet
 from generator.challenge.page import read_page as read_page_facts
+from generator.checks.report import Options
+from generator.checks.runner import run as run_checks
 from generator.dtypes import lookup
 from generator.example_check import compile_function, start_value, verify_example
 from generator.html import example_form, example_titles, literal_dims
@@ -46,7 +48,14 @@ from generator.importer.trace import (
 from generator.importer.writer import dump_spec
 from generator.languages import LANGUAGES, SigParam
 from generator.naming import DIFFICULTIES, SLUG_RE, URL_NAME_RE
-from generator.render import CORE_BASE, assertions, render_challenge, render_core, render_page
+from generator.render import (
+    CORE_BASE,
+    assertions,
+    challenge_dir,
+    render_challenge,
+    render_core,
+    render_page,
+)
 from generator.resources import template_dir
 from generator.spec import SpecErrors, load_spec
 from generator.spec import shapes as shape_exprs
@@ -635,6 +644,7 @@ class _Read:
     notes: List[Optional[str]]
     sizes: List[str]
     seed: int
+    findings: List[Any]  # what `chgen check` (static) finds in the original
 
 
 def import_challenge(
@@ -778,11 +788,8 @@ def _original_rule_codes(read: _Read, page_text: str, report: Report) -> List[st
     does one writing 1-D data as one-row bmatrices (kept as the page's text, its `display`)."""
     from generator.challenge.page import example_forms, multi_row_matrix, read_page
     from generator.checks.registry import ERROR
-    from generator.checks.report import Options
-    from generator.checks.runner import run as run_checks
 
-    findings = run_checks([read.directory], Options()).findings
-    found = {f.code for f in findings if f.severity == ERROR and not f.code.startswith("G")}
+    found = {f.code for f in read.findings if f.severity == ERROR and not f.code.startswith("G")}
     parsed = read_page(page_text)
     forms = example_forms(parsed)
     example = read.run.example.values if read.run.example is not None else {}
@@ -834,7 +841,8 @@ def _read(directory: Path, seed: int, report: Report) -> _Read:
         for n in shape_exprs.names(shape_exprs.dimension(d))
     }
     sizes = [p.name for p in params if not p.is_tensor and p.name in used]
-    return _Read(directory, source, instance, run, params, names, notes, sizes, seed)
+    findings = run_checks([directory], Options()).findings
+    return _Read(directory, source, instance, run, params, names, notes, sizes, seed, findings)
 
 
 @dataclass
@@ -1298,17 +1306,15 @@ def _finish(
     svg_text: Optional[str],
     report: Report,
 ) -> ImportResult:
-    """Load and render the spec like any other; compare everything with the originals."""
+    """Load and render the spec like any other; keep the original starters that differ where
+    no rule objects (and render again); compare everything with the originals."""
     with tempfile.TemporaryDirectory(prefix="chgen-import-") as tmp:
         root = Path(tmp)
-        spec_path = _write_spec(root, data, spec_name, svg_name, svg_text)
-        try:
-            loaded = load_spec(spec_path, root)
-        except SpecErrors as exc:
-            raise ImportFailure(
-                "the spec written does not load (not representable):\n"
-                + "\n".join(e.render() for e in exc.errors)
-            ) from None
+        loaded, files = _load_and_render(root, data, spec_name, svg_name, svg_text)
+        kept = _kept_starters(read, files, challenge_dir(loaded.spec), report)
+        if kept:
+            data["kept_starters"] = kept
+            loaded, files = _load_and_render(root, data, spec_name, svg_name, svg_text)
         _report_asserts(read.source, loaded.spec, report)
         generate_errors: List[str] = []
         # Here, in the import worker (generator/importer/isolated.py: its own process, killed past
@@ -1322,14 +1328,8 @@ def _finish(
                 report.note(
                     f"chgen generate refuses this spec until it is fixed by hand: {error.message}"
                 )
-        try:
-            files = render_challenge(loaded)
-        except Exception as exc:  # a spec chgen loads but cannot render is a chgen gap
-            raise ImportFailure(
-                f"chgen cannot render the spec: {type(exc).__name__}: {exc} (not representable)"
-            ) from None
         rendered_dir = _write_tree(root / "tree", loaded, files)
-        identical = _compare_files(read.directory, files, rendered_dir, report)
+        identical = _compare_files(read.directory, files, rendered_dir)
         try:
             generated = load_challenge(
                 root / "tree" / rendered_dir / "challenge.py", root / "tree" / CORE_BASE
@@ -1354,6 +1354,62 @@ def _finish(
     )
 
 
+def _load_and_render(
+    root: Path,
+    data: Dict[str, Any],
+    spec_name: str,
+    svg_name: Optional[str],
+    svg_text: Optional[str],
+) -> Tuple[Any, Dict[str, str]]:
+    """The spec written into `root`, loaded and rendered as `chgen generate` would."""
+    spec_path = _write_spec(root, data, spec_name, svg_name, svg_text)
+    try:
+        loaded = load_spec(spec_path, root)
+    except SpecErrors as exc:
+        raise ImportFailure(
+            "the spec written does not load (not representable):\n"
+            + "\n".join(e.render() for e in exc.errors)
+        ) from None
+    try:
+        return loaded, render_challenge(loaded)
+    except Exception as exc:  # a spec chgen loads but cannot render is a chgen gap
+        raise ImportFailure(
+            f"chgen cannot render the spec: {type(exc).__name__}: {exc} (not representable)"
+        ) from None
+
+
+def _kept_starters(
+    read: _Read, files: Dict[str, str], rendered_dir: str, report: Report
+) -> Dict[str, str]:
+    """Per language key, the original starters kept as written (see starters.keep_or_rewrite);
+    every starter that differs from chgen's is reported, kept or not."""
+    from generator.checks.registry import ERROR
+
+    directions = {p.name: p.direction for p in read.params if p.is_tensor}
+    kept: Dict[str, str] = {}
+    for lang in LANGUAGES:
+        name = f"starter/{lang.starter_name}"
+        original = read.directory / name
+        generated = files.get(f"{rendered_dir}/{name}")
+        if generated is None or not original.is_file():
+            if generated is not None and lang.starter_name not in OPTIONAL_STARTERS:
+                report.note(starters.difference(name, None, generated))
+            continue
+        old = original.read_text(encoding="utf-8")
+        if old == generated:
+            continue
+        flagged = [
+            (f.code, f.message)
+            for f in read.findings
+            if f.severity == ERROR and f.path == str(original)
+        ]
+        outcome = starters.keep_or_rewrite(lang, old, generated, flagged, directions)
+        report.note(outcome.why)
+        if outcome.text is not None:
+            kept[lang.key] = outcome.text
+    return kept
+
+
 def _write_tree(tree: Path, loaded: Any, files: Dict[str, str]) -> str:
     """The rendered challenge and the base class under `tree`; the challenge's folder in it."""
     for path, text in {**render_core(), **files}.items():
@@ -1363,10 +1419,8 @@ def _write_tree(tree: Path, loaded: Any, files: Dict[str, str]) -> str:
     return f"challenges/{loaded.spec.difficulty}/{loaded.spec.dir_name}"
 
 
-def _compare_files(
-    directory: Path, files: Dict[str, str], rendered_dir: str, report: Report
-) -> Dict[str, bool]:
-    """Which rendered files equal their originals; every differing starter is reported."""
+def _compare_files(directory: Path, files: Dict[str, str], rendered_dir: str) -> Dict[str, bool]:
+    """Which rendered files equal their originals."""
     identical: Dict[str, bool] = {}
     for name in ("challenge.py", "challenge.html") + tuple(f"starter/{s}" for s in STARTERS):
         original = directory / name
@@ -1375,8 +1429,6 @@ def _compare_files(
         if old is None and name.removeprefix("starter/") in OPTIONAL_STARTERS:
             continue
         identical[name] = old == generated
-        if name.startswith("starter/") and old != generated:
-            report.note(starters.difference(name, old, generated))
     return identical
 
 

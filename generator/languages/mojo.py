@@ -67,6 +67,12 @@ class Mojo(Language):
 
         return re.sub(r"\b(\w+)\s*(>>|<<)\s*\(([^()]*)\)", typed_shift, code)
 
+    def current_starter(self, text: str, directions: Dict[str, str]) -> Optional[str]:
+        from generator.languages.mojo_upgrade import upgrade
+
+        upgraded = upgrade(text, directions)
+        return None if upgraded is None else self.current_helper(upgraded)
+
     # ------------------------------------------------------------------ judging
     def build(self, source: Path, workdir: Path, target: Optional[str]) -> Path:
         """`mojo build --emit shared-lib --target-accelerator ARCH`: cross-builds without a GPU."""

@@ -647,6 +647,9 @@ class Spec(Strict):
     starter_helpers: Dict[str, str] = Field(default_factory=dict)
     #: language keys whose solve lists one parameter per line (black's magic trailing comma)
     exploded_solve: List[str] = Field(default_factory=list)
+    #: per language key: the whole starter as its author wrote it, written instead of chgen's
+    #: (an imported starter that differs from chgen's form where no rule of chgen check objects)
+    kept_starters: Dict[str, str] = Field(default_factory=dict)
 
     @model_validator(mode="before")
     @classmethod

@@ -99,7 +99,7 @@ def test_public_style_challenges_round_trip(fixture: str, runner, tmp_path: Path
     mojo = (regenerated / "starter" / "starter.mojo").read_text()
     assert "from max.gpu" in mojo and 'abi("C")' in mojo and "UntrackedOrigin]" in mojo
     assert "UnsafePointer" not in mojo and "MutExternalOrigin" not in mojo
-    assert "older Mojo API" in " ".join(imported.report.lines())
+    assert "moved onto the current Mojo API" in " ".join(imported.report.lines())
 
     equivalence = compare_files(
         challenge / "challenge.py",
