@@ -517,6 +517,8 @@ def _import_tree(
             result = outcome.result
             kept = sum(result.identical.values())
             shown = f"{name} -> {result.spec_name} ({kept} of {len(result.identical)} identical)"
+            if result.challenge_py is not None and not result.challenge_py.identical:
+                shown += f"; {result.challenge_py.summary()}"
             out.print(f"  imported {shown}", markup=False)
         else:
             out.print(f"  refused  {name}: {outcome.reason}", markup=False)
@@ -529,6 +531,8 @@ def _import_tree(
         fail(f"error: {len(taken)} spec file(s) exist ({shown}); nothing was written (use --force)")
     written = batch.write_specs(outcomes, specs_dir)
     sys.stdout.write(batch.table(outcomes))
+    sys.stdout.write(batch.py_table(outcomes))
+    sys.stdout.write(batch.starter_table(outcomes))
     imported = sum(o.imported for o in outcomes)
     summary = (
         f"{imported} of {len(outcomes)} challenge(s) imported into {specs_dir}/ "

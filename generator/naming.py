@@ -52,3 +52,15 @@ def find_specs(folder: Path) -> List[Path]:
     """Spec files (<id>_<slug>.yaml) in `folder`, sorted by id."""
     found = [p for p in folder.glob("*.y*ml") if SPEC_NAME_RE.match(p.name)]
     return sorted(found, key=lambda p: int(SPEC_NAME_RE.match(p.name).group(1)))
+
+
+def slugify(text: str) -> str:
+    """A case name from words (`Test 1: small input!` -> `test_1_small_input`): how the import
+    names a case after its comment, and when a case's comment may be its note alone."""
+    slug = re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_")
+    slug = re.sub(r"_+", "_", slug)
+    if not slug:
+        return ""
+    if not slug[0].isalpha():
+        slug = "case_" + slug
+    return slug[:60].rstrip("_")

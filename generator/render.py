@@ -20,10 +20,11 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 import jinja2
 
 from generator import html
-from generator.challenge.pyfile import WORLD_SIZE
+from generator.challenge.pyfile import WORLD_SIZE, asserted_tensors
 from generator.dtypes import lookup
 from generator.formatting import LINE_LENGTH, format_text
 from generator.languages import LANGUAGES, SigParam, for_gpus
+from generator.naming import slugify
 from generator.resources import template_dir
 from generator.spec import shapes
 from generator.spec.loader import LoadedSpec, shape_of, size_names
@@ -220,13 +221,11 @@ def py_number(value: Any) -> str:
 
 
 def tolerance_literal(value: float) -> str:
-    """1e-03 style for round tolerances (as the public set writes them), repr otherwise."""
-    if value == 0:
-        return "0"
-    if float(value).is_integer():  # an integer challenge's tolerance: atol = 1, not 1e+00
+    """Python's own spelling (0.001, 0.0001, 1e-05), as most of the public set writes each
+    tolerance; `0` and integers without a point."""
+    if float(value).is_integer():  # an integer challenge's tolerance: atol = 1, not 1.0
         return str(int(value))
-    short = f"{value:.0e}"
-    return short if float(short) == value else repr(value)
+    return repr(float(value))
 
 
 def shape_tuple(param: Param, overrides: Optional[Dict[str, Any]] = None) -> str:
@@ -449,8 +448,16 @@ def example_code(spec: Spec, ex: Example) -> CaseCode:
     return with_output_shapes(spec, ex.shapes, code)
 
 
+def case_comment(case: Case) -> str:
+    """`name: note`, or the note alone when the name is the note's own words (`edge: 2x2, all
+    zeros` names `edge_2x2_all_zeros`), as imported cases are named from their comments."""
+    if case.note and slugify(case.note) == case.name:
+        return case.note
+    return case.name + (f": {case.note}" if case.note else "")
+
+
 def functional_code(spec: Spec, case: Case) -> CaseCode:
-    comment = case.name + (f": {case.note}" if case.note else "")
+    comment = case_comment(case)
     if case.example_number == 1:
         return with_world_size(CaseCode(comment, [], "self.generate_example_test()"), case.gpus)
     if case.example_number > 1:
@@ -503,18 +510,42 @@ def shape_variants(spec: Spec, p: Param) -> List[str]:
 
 
 def assertions(spec: Spec) -> List[str]:
+    """A shape and a dtype assertion for each tensor, from the signature, where the reference
+    does not assert that tensor's shape (or dtype) itself (an imported challenge's own forms)."""
+    shape_done, dtype_done = asserted_tensors(ast.parse(spec.reference))
     checks = []
     for p in spec.signature:
-        if p.is_tensor:
+        if p.is_tensor and p.name not in shape_done:
             variants = shape_variants(spec, p)
             if len(variants) == 1:
                 checks.append(f"{p.name}.shape == {variants[0]}")
             else:
                 checks.append(f"{p.name}.shape in ({', '.join(variants)})")
     for p in spec.signature:
-        if p.is_tensor:
+        if p.is_tensor and p.name not in dtype_done:
             checks.append(f"{p.name}.dtype == torch.{lookup(p.dtype).torch}")
     return checks
+
+
+def reference_parts(reference: str) -> Tuple[List[str], List[str]]:
+    """The reference's lines split after its leading docstring and assertions (chgen's own
+    assertions go there, so that an author's docstring stays first), and the rest."""
+    lines = textwrap.dedent(reference).strip("\n").splitlines()
+    end = 0
+    for index, node in enumerate(ast.parse("\n".join(lines)).body):
+        docstring = (
+            index == 0
+            and isinstance(node, ast.Expr)
+            and isinstance(node.value, ast.Constant)
+            and isinstance(node.value.value, str)
+        )
+        if not (docstring or isinstance(node, ast.Assert)):
+            break
+        end = node.end_lineno or node.lineno
+    rest = lines[end:]
+    while rest and not rest[0].strip():
+        rest = rest[1:]
+    return lines[:end], rest
 
 
 @dataclass(frozen=True)
@@ -538,6 +569,8 @@ class ChallengePyContext(TemplateContext):
     num_gpus: int
     access_tier: str
     reference_declarations: str
+    #: the reference's own leading docstring and assertions, chgen's assertions after them
+    reference_head: List[str]
     assertions: List[str]
     reference_lines: List[str]
     signature: List[SignatureEntry]
@@ -615,6 +648,7 @@ def challenge_py_context(spec: Spec) -> ChallengePyContext:
     helper_imports, helper_constants = helper_preamble_lines(spec.reference_helpers)
     perf = spec.performance
     perf_dists = {**spec.defaults.inputs, **perf.inputs}
+    reference_head, reference_lines = reference_parts(spec.reference)
     return ChallengePyContext(
         name=repr(spec.name).replace("'", '"'),
         atol=tolerance_literal(spec.atol),
@@ -624,8 +658,9 @@ def challenge_py_context(spec: Spec) -> ChallengePyContext:
         reference_declarations=", ".join(
             f"{p.name}: {python_annotation(p)}" for p in spec.signature
         ),
+        reference_head=reference_head,
         assertions=assertions(spec),
-        reference_lines=textwrap.dedent(spec.reference).strip("\n").splitlines(),
+        reference_lines=reference_lines,
         signature=[SignatureEntry(p.name, ctype_of(p), p.direction) for p in spec.signature],
         make_declarations=", ".join(f"{p.name}: {python_annotation(p)}" for p in make_params),
         make_entries=[

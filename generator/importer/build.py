@@ -34,6 +34,7 @@ from generator.html import example_form, example_titles, literal_dims
 from generator.importer import html as page_reader
 from generator.importer import infer, pyast, starters
 from generator.importer.equivalence import Equivalence, compare
+from generator.importer.pychanges import PyChanges, account
 from generator.importer.infer import ParamInfo
 from generator.importer.report import ImportFailure, Report
 from generator.importer.trace import (
@@ -50,7 +51,6 @@ from generator.languages import LANGUAGES, SigParam
 from generator.naming import DIFFICULTIES, SLUG_RE, URL_NAME_RE
 from generator.render import (
     CORE_BASE,
-    assertions,
     challenge_dir,
     render_challenge,
     render_core,
@@ -59,13 +59,12 @@ from generator.render import (
 from generator.resources import template_dir
 from generator.spec import SpecErrors, load_spec
 from generator.spec import shapes as shape_exprs
-from generator.spec.model import EXAMPLE_DRAW_KINDS, REFERENCE_OUTPUTS
+from generator.spec.model import EXAMPLE_DRAW_KINDS, HELPER_MODULES, REFERENCE_OUTPUTS
 
 DIR_RE = re.compile(r"^(\d+)_(\w+)$")
 STARTERS = tuple(lang.starter_name for lang in LANGUAGES)
 #: starters a tree may lack without that being a difference (languages newer than the tree)
 OPTIONAL_STARTERS = {lang.starter_name for lang in LANGUAGES if not lang.required_in_tree}
-_KNOWN_METHODS = set(pyast.METHODS) | {"_make"}
 
 
 @dataclass
@@ -81,6 +80,10 @@ class ImportResult:
     equivalence: Equivalence
     case_names: List[str]
     generate_errors: List[str] = field(default_factory=list)  # why `chgen generate` refuses it
+    #: what the regenerated challenge.py changes in the original, by cause
+    challenge_py: Optional[PyChanges] = None
+    #: starter file name -> what became of it (identical, kept, migrated, chgen's form: ...)
+    starters: Dict[str, str] = field(default_factory=dict)
 
     def write(self, spec_path: Path) -> List[Path]:
         """Write the spec (and its SVG sidecar next to it); return the paths written."""
@@ -164,12 +167,13 @@ def _reference(source: pyast.ChallengeSource, params: List[ParamInfo], report: R
                 f"({', '.join(names)}); the body is kept as written (not representable)"
             )
     imports = [source.imports[n] for n in sorted(ref.free_names) if n in source.imports]
-    if imports:
+    inside = [line for line in imports if not is_helper_import(line)]
+    if inside:
         report.note(
-            "reference: " + "; ".join(f"`{line}`" for line in imports) + " moved into the body "
-            "(the generated challenge.py imports only ctypes, typing and torch)"
+            "reference: " + "; ".join(f"`{line}`" for line in inside) + " moved into the body "
+            "(a spec's reference_helpers import math and torch modules only)"
         )
-        body = "\n".join(imports) + "\n" + body
+        body = "\n".join(inside) + "\n" + body
     module_level = sorted(
         n for n in ref.free_names if n in source.module_names and n not in source.helper_names
     )
@@ -188,21 +192,29 @@ def _reference(source: pyast.ChallengeSource, params: List[ParamInfo], report: R
             "reference uses `self` beyond its helpers and self.device, which a spec's reference "
             "cannot (not representable)"
         )
-    if ref.docstring:
-        report.note("reference_impl's docstring is dropped")
-    if "reference_impl_jax" in source.methods:
-        report.note("reference_impl_jax has no place in a spec and is dropped (not representable)")
-    extra = [
-        m
-        for m in source.methods
-        if m not in _KNOWN_METHODS and m != "reference_impl_jax" and m not in source.helper_names
-    ]
-    if extra:
-        report.note(
-            "methods " + ", ".join(extra) + " are not carried over: their cases are "
-            "recorded as data"
-        )
     return body.rstrip("\n") + "\n"
+
+
+def is_helper_import(line: str) -> bool:
+    """An import reference_helpers may hold (math and torch modules): challenge.py keeps it at
+    module level, where the author wrote it."""
+    node = ast.parse(line).body[0]
+    modules = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module]
+    return all((m or "").split(".")[0] in HELPER_MODULES for m in modules)
+
+
+def reference_helpers(source: pyast.ChallengeSource) -> Optional[str]:
+    """What the reference reaches besides its body: the module imports of math and torch
+    modules it names (kept at module level), then the helpers pyast found."""
+    imports = [
+        source.imports[n]
+        for n in sorted(source.reference.free_names)
+        if n in source.imports and is_helper_import(source.imports[n])
+    ]
+    helpers = source.helpers or ""
+    missing = [line for line in imports if line not in helpers.splitlines()]
+    text = "\n\n".join(part for part in ("\n".join(missing), helpers) if part)
+    return text + "\n" if text else None
 
 
 def ref_node(source: pyast.ChallengeSource) -> ast.Module:
@@ -216,25 +228,6 @@ def _self_is_representable(tree: ast.AST, helpers: set) -> bool:
             if node.value.id == "self" and node.attr not in helpers | {"device"}:
                 return False
     return True
-
-
-def _report_asserts(source: pyast.ChallengeSource, spec_like: Any, report: Report) -> None:
-    ours = {" ".join(ast.unparse(ast.parse(f"assert {c}")).split()) for c in assertions(spec_like)}
-    replaced = [a for a in source.reference.dropped_asserts if a not in ours]
-    devices = [a for a in replaced if ".device" in a]
-    others = [a for a in replaced if ".device" not in a]
-    if devices:
-        report.note(f"reference: {len(devices)} device assertion(s) dropped (runners differ)")
-    if others:
-        report.note(
-            "reference: assertions replaced by chgen's per-parameter shape and dtype checks: "
-            + "; ".join(f"`{a}`" for a in others)
-        )
-    if source.reference.dropped_locals:
-        report.note(
-            "reference: sizes only the replaced assertions read are dropped with them: "
-            + "; ".join(f"`{a}`" for a in source.reference.dropped_locals)
-        )
 
 
 # --------------------------------------------------------------------------------- cases
@@ -711,7 +704,7 @@ def import_challenge(
         "atol": attrs["atol"],
         "rtol": attrs["rtol"],
         "signature": _signature(read.params, _latex(read.params, read.sizes, page)),
-        "reference_helpers": read.source.helpers + "\n" if read.source.helpers else None,
+        "reference_helpers": reference_helpers(read.source),
         "reference": reference,
         "description": page.description + "\n",
         "svg": svg_name or (page.svg + "\n" if page.svg else None),
@@ -1311,11 +1304,11 @@ def _finish(
     with tempfile.TemporaryDirectory(prefix="chgen-import-") as tmp:
         root = Path(tmp)
         loaded, files = _load_and_render(root, data, spec_name, svg_name, svg_text)
-        kept = _kept_starters(read, files, challenge_dir(loaded.spec), report)
+        outcomes = _kept_starters(read, files, challenge_dir(loaded.spec), report)
+        kept = {key: o.text for key, o in outcomes.items() if o.text is not None}
         if kept:
             data["kept_starters"] = kept
             loaded, files = _load_and_render(root, data, spec_name, svg_name, svg_text)
-        _report_asserts(read.source, loaded.spec, report)
         generate_errors: List[str] = []
         # Here, in the import worker (generator/importer/isolated.py: its own process, killed past
         # its time limit), the challenge's own code has already run; its example is verified in
@@ -1330,6 +1323,14 @@ def _finish(
                 )
         rendered_dir = _write_tree(root / "tree", loaded, files)
         identical = _compare_files(read.directory, files, rendered_dir)
+        py_changes = account(
+            (read.directory / "challenge.py").read_text(encoding="utf-8"),
+            files[f"{rendered_dir}/challenge.py"],
+        )
+        if not py_changes.identical:
+            report.note(py_changes.summary())
+            for line in py_changes.lines():
+                report.note(line)
         try:
             generated = load_challenge(
                 root / "tree" / rendered_dir / "challenge.py", root / "tree" / CORE_BASE
@@ -1351,6 +1352,8 @@ def _finish(
         equivalence,
         read.names,
         generate_errors,
+        py_changes,
+        {o.name: o.status for o in outcomes.values()},
     )
 
 
@@ -1380,23 +1383,27 @@ def _load_and_render(
 
 def _kept_starters(
     read: _Read, files: Dict[str, str], rendered_dir: str, report: Report
-) -> Dict[str, str]:
-    """Per language key, the original starters kept as written (see starters.keep_or_rewrite);
-    every starter that differs from chgen's is reported, kept or not."""
+) -> Dict[str, starters.Kept]:
+    """Per language key, what becomes of each original starter (see starters.keep_or_rewrite):
+    kept as written where its `text` is set; every starter that differs from chgen's is
+    reported, kept or not."""
     from generator.checks.registry import ERROR
 
     directions = {p.name: p.direction for p in read.params if p.is_tensor}
-    kept: Dict[str, str] = {}
+    outcomes: Dict[str, starters.Kept] = {}
     for lang in LANGUAGES:
         name = f"starter/{lang.starter_name}"
         original = read.directory / name
         generated = files.get(f"{rendered_dir}/{name}")
         if generated is None or not original.is_file():
             if generated is not None and lang.starter_name not in OPTIONAL_STARTERS:
-                report.note(starters.difference(name, None, generated))
+                why = starters.difference(name, None, generated)
+                report.note(why)
+                outcomes[lang.key] = starters.Kept(name, None, why, "added")
             continue
         old = original.read_text(encoding="utf-8")
         if old == generated:
+            outcomes[lang.key] = starters.Kept(name, None, "", "identical")
             continue
         flagged = [
             (f.code, f.message)
@@ -1405,9 +1412,8 @@ def _kept_starters(
         ]
         outcome = starters.keep_or_rewrite(lang, old, generated, flagged, directions)
         report.note(outcome.why)
-        if outcome.text is not None:
-            kept[lang.key] = outcome.text
-    return kept
+        outcomes[lang.key] = outcome
+    return outcomes
 
 
 def _write_tree(tree: Path, loaded: Any, files: Dict[str, str]) -> str:

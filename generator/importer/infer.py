@@ -10,7 +10,6 @@ from __future__ import annotations
 import itertools
 import json
 import math
-import re
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple
 
@@ -22,7 +21,7 @@ from generator.dtypes import DTYPES, lookup
 from generator.importer.pyast import ChallengeSource, FunctionalLayout, comment_above, statement_of
 from generator.importer.report import ImportFailure, Report
 from generator.importer.trace import Recipe, Run, Traced
-from generator.naming import SLUG_RE, forbidden_name_reason
+from generator.naming import SLUG_RE, forbidden_name_reason, slugify
 from generator.spec import shapes as shape_exprs
 
 #: `values:` literals are written out only up to this many elements
@@ -500,16 +499,6 @@ def key(dist: Dict[str, Any]) -> str:
 
 
 # ------------------------------------------------------------------------------ case names
-
-
-def slugify(text: str) -> str:
-    slug = re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_")
-    slug = re.sub(r"_+", "_", slug)
-    if not slug:
-        return ""
-    if not slug[0].isalpha():
-        slug = "case_" + slug
-    return slug[:60].rstrip("_")
 
 
 def _case_line(case: Traced) -> Optional[int]:

@@ -29,7 +29,7 @@ class SourceError(Exception):
 @dataclass
 class Reference:
     params: List[str]
-    body: str  # verbatim, dedented, without the assertions chgen regenerates
+    body: str  # verbatim, dedented, without the device assertions (rule P014)
     dropped_asserts: List[str]  # source of every assertion removed from the body
     #: source of every assignment removed with them (a size only those assertions read)
     dropped_locals: List[str]
@@ -197,34 +197,36 @@ def _locals_only_asserts_read(kept: List[ast.stmt], asserts: List[ast.Assert]) -
         dead += newly
 
 
+def checks_devices(node: ast.stmt) -> bool:
+    """An assertion that reads a `.device` (rule P014 forbids them: references also run on XLA
+    devices); chgen drops it."""
+    return isinstance(node, ast.Assert) and any(
+        isinstance(sub, ast.Attribute) and sub.attr == "device" for sub in ast.walk(node)
+    )
+
+
 def _reference(method: Method, lines: List[str]) -> Reference:
+    """The body as written, its docstring and assertions included, less the device assertions
+    (and any size only they read)."""
     fn = method.node
     params = method.params
     start = method.header_end  # body text starts on the next line
     removed: Set[int] = set()
     dropped: List[str] = []
     kept: List[ast.stmt] = []
-    asserts: List[ast.Assert] = []
+    devices: List[ast.Assert] = []
+    meta: List[ast.Assert] = []
     dropped_locals: List[str] = []
-    docstring = False
-    for index, node in enumerate(fn.body):
-        span = range(node.lineno, node.end_lineno + 1)
-        is_doc = (
-            index == 0
-            and isinstance(node, ast.Expr)
-            and isinstance(node.value, ast.Constant)
-            and isinstance(node.value.value, str)
-        )
-        if is_doc or is_regenerated_assert(node):
-            removed.update(span)
-            if is_doc:
-                docstring = True
-            else:
-                asserts.append(node)
-                dropped.append(" ".join(ast.unparse(node).split()))
+    for node in fn.body:
+        if is_regenerated_assert(node):
+            meta.append(node)
+        if checks_devices(node):
+            removed.update(range(node.lineno, node.end_lineno + 1))
+            devices.append(node)
+            dropped.append(" ".join(ast.unparse(node).split()))
         else:
             kept.append(node)
-    for node in _locals_only_asserts_read(kept, asserts):
+    for node in _locals_only_asserts_read(kept, devices):
         kept.remove(node)
         removed.update(range(node.lineno, node.end_lineno + 1))
         dropped_locals.append(" ".join(ast.unparse(node).split()))
@@ -242,10 +244,10 @@ def _reference(method: Method, lines: List[str]) -> Reference:
         body="\n".join(out),
         dropped_asserts=dropped,
         dropped_locals=dropped_locals,
-        shape_hints=_shape_hints(asserts),
+        shape_hints=_shape_hints(meta),
         free_names=_free_names(kept, params) - {"self"},
         uses_self=uses_self,
-        docstring=docstring,
+        docstring=ast.get_docstring(fn) is not None,
     )
 
 

@@ -208,6 +208,9 @@ class Kept:
     name: str  # starter/starter.cu
     text: Optional[str]  # the starter as kept (migrated where its language moved on), or None
     why: str  # the report's note
+    #: in a word, for counting: kept, migrated (changed by the API migration alone), or
+    #: "chgen's form: <rules or reason>"
+    status: str
 
 
 def keep_or_rewrite(
@@ -227,21 +230,22 @@ def keep_or_rewrite(
     breaks = [(code, message) for code, message in flagged if code not in migration]
     if breaks:
         codes = ", ".join(sorted({code for code, _ in breaks}))
-        return Kept(name, None, f"{chgens}: the original breaks {codes} ({breaks[0][1]})")
+        why = f"{chgens}: the original breaks {codes} ({breaks[0][1]})"
+        return Kept(name, None, why, f"chgen's form: {codes}")
     current = lang.current_starter(original, directions)
     if current is None:
         why = f"it holds a form the {lang.title} API migration does not know"
-        return Kept(name, None, f"{chgens}: {why}")
+        return Kept(name, None, f"{chgens}: {why}", "chgen's form: a form the migration lacks")
     try:
         formatted = format_text(lang.formatter, current, name)
     except FormatError as exc:
-        return Kept(name, None, f"{chgens}: {exc}")
+        return Kept(name, None, f"{chgens}: {exc}", "chgen's form: its formatter fails")
     if current == original and formatted != original:
         why = f"the original is not what the repository's formatter ({lang.formatter}) leaves"
-        return Kept(name, None, f"{chgens}: {why}")
+        return Kept(name, None, f"{chgens}: {why}", "chgen's form: not formatted")
     if formatted == rendered:
         why = f"{name} is moved onto the current {lang.title} API, where it is chgen's form"
-        return Kept(name, None, why)
+        return Kept(name, None, why, "migrated")
     moved = "" if current == original else f", moved onto the current {lang.title} API"
     shown = difference(name, formatted, rendered).removeprefix(f"{name} ")
     return Kept(
