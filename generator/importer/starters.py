@@ -248,6 +248,5 @@ def keep_or_rewrite(
         return Kept(name, None, why, "migrated")
     moved = "" if current == original else f", moved onto the current {lang.title} API"
     shown = difference(name, formatted, rendered).removeprefix(f"{name} ")
-    return Kept(
-        name, formatted, f"{name} is kept as written{moved} (kept_starters); chgen's form: {shown}"
-    )
+    why = f"{name} is kept as written{moved} (kept_starters); chgen's form: {shown}"
+    return Kept(name, formatted, why, "migrated" if moved else "kept")

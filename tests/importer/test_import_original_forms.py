@@ -75,7 +75,7 @@ def test_the_authors_assertions_stay_and_chgen_adds_only_the_missing_ones(runner
     text = py.read_text()
     # x's dtype is the author's; offsets' and y's are chgen's, first in the body
     assert text.count(".dtype == torch.float32") == 3
-    head = "        assert offsets.dtype == torch.float32\n        assert y.dtype == torch.float32\n"
+    head = "".join(f"        assert {n}.dtype == torch.float32\n" for n in ("offsets", "y"))
     assert head + "\n        blocks = (N + B - 1) // B\n" in text
 
 

@@ -125,7 +125,8 @@ def test_a_public_style_spec_says_what_it_dropped(tmp_path: Path):
     assert imported.identical["challenge.html"]
     assert "device assertion(s) dropped" in text
     # the author's own assertions stay in the reference; chgen has none to add
-    assert "\n  assert x.shape == y.shape == (N,)\n  assert x.dtype == y.dtype\n" in imported.spec_text
+    own = "\n  assert x.shape == y.shape == (N,)\n  assert x.dtype == y.dtype\n"
+    assert own in imported.spec_text
     assert "chgen adds" not in text
     assert "scaffold" not in text  # the scaffold itself is representable: nothing to say
     assert "scaffold: {kernel: scale_kernel, grid: [N]}" in imported.spec_text
