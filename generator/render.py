@@ -527,9 +527,10 @@ def assertions(spec: Spec) -> List[str]:
     return checks
 
 
-def reference_parts(reference: str) -> Tuple[List[str], List[str]]:
+def reference_parts(reference: str) -> Tuple[List[str], bool, List[str]]:
     """The reference's lines split after its leading docstring and assertions (chgen's own
-    assertions go there, so that an author's docstring stays first), and the rest."""
+    assertions go there, so that an author's docstring stays first), whether a blank line
+    follows them (chgen's assertions alone always have one), and the rest."""
     lines = textwrap.dedent(reference).strip("\n").splitlines()
     end = 0
     for index, node in enumerate(ast.parse("\n".join(lines)).body):
@@ -543,9 +544,10 @@ def reference_parts(reference: str) -> Tuple[List[str], List[str]]:
             break
         end = node.end_lineno or node.lineno
     rest = lines[end:]
+    gap = not end or (bool(rest) and not rest[0].strip())
     while rest and not rest[0].strip():
         rest = rest[1:]
-    return lines[:end], rest
+    return lines[:end], gap, rest
 
 
 @dataclass(frozen=True)
@@ -571,6 +573,8 @@ class ChallengePyContext(TemplateContext):
     reference_declarations: str
     #: the reference's own leading docstring and assertions, chgen's assertions after them
     reference_head: List[str]
+    #: a blank line after those assertions (the author's choice where the reference has its own)
+    reference_gap: bool
     assertions: List[str]
     reference_lines: List[str]
     signature: List[SignatureEntry]
@@ -648,7 +652,7 @@ def challenge_py_context(spec: Spec) -> ChallengePyContext:
     helper_imports, helper_constants = helper_preamble_lines(spec.reference_helpers)
     perf = spec.performance
     perf_dists = {**spec.defaults.inputs, **perf.inputs}
-    reference_head, reference_lines = reference_parts(spec.reference)
+    reference_head, reference_gap, reference_lines = reference_parts(spec.reference)
     return ChallengePyContext(
         name=repr(spec.name).replace("'", '"'),
         atol=tolerance_literal(spec.atol),
@@ -659,6 +663,7 @@ def challenge_py_context(spec: Spec) -> ChallengePyContext:
             f"{p.name}: {python_annotation(p)}" for p in spec.signature
         ),
         reference_head=reference_head,
+        reference_gap=reference_gap,
         assertions=assertions(spec),
         reference_lines=reference_lines,
         signature=[SignatureEntry(p.name, ctype_of(p), p.direction) for p in spec.signature],
