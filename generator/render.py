@@ -313,10 +313,13 @@ class CaseCode:
         """The case's comment wrapped to flake8's line length at the method body's indent (a long
         note or name would otherwise make challenge.py fail E501)."""
         width = LINE_LENGTH - len(CASE_INDENT) - len("# ")
-        wrapped = textwrap.wrap(
-            self.comment, width=width, break_long_words=False, break_on_hyphens=False
-        )
-        return wrapped or [self.comment]
+        lines: List[str] = []
+        for line in self.comment.split("\n") if self.comment else []:
+            wrapped = textwrap.wrap(
+                line, width=width, break_long_words=False, break_on_hyphens=False
+            )
+            lines.extend(wrapped or [line])
+        return lines
 
 
 #: the base class's descriptor of each distribution, and the dtype it assumes when none is given
@@ -468,6 +471,13 @@ def functional_code(spec: Spec, case: Case) -> CaseCode:
     code = case_code(spec, scalars, dists, case)
     code.comment = comment
     return with_world_size(code, case.gpus)
+
+
+def performance_code(spec: Spec) -> CaseCode:
+    """generate_performance_test's lines, after the comment its note gives (line by line)."""
+    perf = spec.performance
+    code = case_code(spec, perf.scalars, {**spec.defaults.inputs, **perf.inputs}, perf)
+    return CaseCode(perf.note or "", code.lines, code.call)
 
 
 def with_world_size(code: CaseCode, gpus: Optional[int]) -> CaseCode:
@@ -650,8 +660,6 @@ def challenge_py_context(spec: Spec) -> ChallengePyContext:
     make_doc = prefill_doc(spec.prefill, [p for p in spec.signature if p.direction == "out"])
     helper_functions_, helper_methods = helper_sources(spec.reference_helpers)
     helper_imports, helper_constants = helper_preamble_lines(spec.reference_helpers)
-    perf = spec.performance
-    perf_dists = {**spec.defaults.inputs, **perf.inputs}
     reference_head, reference_gap, reference_lines = reference_parts(spec.reference)
     return ChallengePyContext(
         name=repr(spec.name).replace("'", '"'),
@@ -675,7 +683,7 @@ def challenge_py_context(spec: Spec) -> ChallengePyContext:
         make_doc=make_doc,
         example=example_code(spec, spec.example),
         cases=[functional_code(spec, case) for case in spec.functional],
-        performance=case_code(spec, perf.scalars, perf_dists, perf),
+        performance=performance_code(spec),
         base_imports=", ".join(["ChallengeBase"] + descriptor_used(spec)),
         helper_imports=helper_imports,
         helper_constants=helper_constants,

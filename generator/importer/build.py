@@ -29,7 +29,7 @@ from generator.challenge.page import read_page as read_page_facts
 from generator.checks.report import Options
 from generator.checks.runner import run as run_checks
 from generator.dtypes import lookup
-from generator.example_check import compile_function, start_value, verify_example
+from generator.example_check import reference_function, start_value, verify_example
 from generator.html import example_form, example_titles, literal_dims
 from generator.importer import html as page_reader
 from generator.importer import infer, pyast, starters
@@ -485,6 +485,7 @@ def _drawn_example(read: _Read, scalars: Dict[str, Any], report: Report) -> Dict
 def _reference_outputs(
     params: List[ParamInfo],
     body: str,
+    helpers: Optional[str],
     scalars: Dict[str, Any],
     inputs: Dict[str, Any],
     instance: Any,
@@ -507,7 +508,7 @@ def _reference_outputs(
             values[p.name] = torch.tensor(inputs[p.name], dtype=dtype)
     try:
         namespace: Dict[str, Any] = {"torch": torch, "math": math}
-        reference = compile_function("reference", [p.name for p in params], body, namespace)
+        reference = reference_function(body, helpers, [p.name for p in params], namespace)
         reference(**values)
     except Exception as exc:
         if example is None:
@@ -693,6 +694,8 @@ def import_challenge(
     if _case_shapes(read.params, "performance"):
         performance["shapes"] = _case_shapes(read.params, "performance")
     performance.update(_case_form(perf_case, found.prefill))
+    if read.source.performance_note:
+        performance["note"] = read.source.performance_note
     svg_name = f"{challenge_id}_{slug}.svg" if page.svg and not inline_svg else None
     data: Dict[str, Any] = {
         "id": challenge_id,
@@ -914,8 +917,9 @@ def _examples(
             drawn["title"] = page.examples[0].title
         return [drawn]
     inputs = _example_inputs(read.params, example, read.seed, report)
+    helpers = reference_helpers(read.source)
     computed = _reference_outputs(
-        read.params, reference, scalars, inputs, read.instance, example, prefill
+        read.params, reference, helpers, scalars, inputs, read.instance, example, prefill
     )
     shown = page.examples[0].shown if page.examples else None
     outputs = _example_outputs(
@@ -1034,8 +1038,9 @@ def _page_example(
         inputs[p.name] = infer.nested(tensor.reshape(shape).tolist(), lookup(p.dtype).kind)
     scalars = {p.name: scalars[p.name] for p in params if not p.is_tensor}
     try:
+        helpers = reference_helpers(read.source)
         computed = _reference_outputs(
-            params, reference, scalars, inputs, read.instance, None, prefill
+            params, reference, helpers, scalars, inputs, read.instance, None, prefill
         )
     except ImportFailure as exc:
         report.note(f"challenge.html: example {number}: {exc}; the spec leaves it out")

@@ -63,6 +63,8 @@ class ChallengeSource:
     #: names, and theirs), as a spec's reference_helpers source; None when there are none
     helpers: Optional[str] = None
     helper_names: Set[str] = field(default_factory=set)
+    #: the comment lines that open generate_performance_test ("\n" between them), if any
+    performance_note: Optional[str] = None
 
 
 def _is_meta(node: ast.expr) -> bool:
@@ -294,6 +296,20 @@ def _functional(read: ChallengePy) -> Optional[FunctionalLayout]:
     return FunctionalLayout(spans, comments, loop_names, fn.lineno)
 
 
+def _opening_comment(read: ChallengePy, name: str) -> Optional[str]:
+    """The comment lines between a method's header and its first statement."""
+    fn = read.methods.get(name)
+    if fn is None or not fn.body:
+        return None
+    column = fn.body[0].col_offset
+    lines = [
+        text
+        for line, (col, text) in sorted(read.comments().items())
+        if fn.lineno < line < fn.body[0].lineno and col == column
+    ]
+    return "\n".join(lines) if lines and all(lines) else None
+
+
 def _called_on_self(node: ast.AST) -> Set[str]:
     return {
         sub.func.attr
@@ -398,6 +414,7 @@ def read_source(text: str) -> ChallengeSource:
         functional=_functional(read),
         helpers=helpers or None,
         helper_names=set(helper_names),
+        performance_note=_opening_comment(read, "generate_performance_test"),
     )
 
 

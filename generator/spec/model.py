@@ -527,6 +527,8 @@ class Performance(Strict):
     #: chgen writes the performance bullet; false where the last constraint is the page's own,
     #: written as given (e.g. broken over several lines)
     bullet: bool = True
+    #: the comment that opens generate_performance_test (its lines kept as written)
+    note: Optional[str] = None
 
 
 class Mutant(Strict):

@@ -165,3 +165,23 @@ def test_an_import_reports_its_account_in_the_spec_and_the_tree_report(runner, t
     assert line.endswith(imported.challenge_py.summary())
     assert f"challenge.py: {totals['changed']} of {totals['compared']} rewritten" in result.output
     assert "  loops written out as cases" in result.output
+
+
+def test_the_comment_opening_the_performance_test_is_kept(runner, tmp_path: Path):
+    import shutil
+
+    tree = tmp_path / "public" / "challenges"
+    shutil.copytree(FIXTURES / "challenges" / "core", tree / "core")
+    shutil.copytree(SCALE, tree / "easy" / SCALE.name)
+    path = tree / "easy" / SCALE.name / "challenge.py"
+    opening = "    def generate_performance_test(self) -> Dict[str, Any]:\n"
+    comment = "        # fifty million elements:\n        # two vectors of 200 MB\n"
+    path.write_text(path.read_text().replace(opening, opening + comment))
+    imported = import_challenge(path.parent)
+    assert "  note: \"fifty million elements:\\ntwo vectors of 200 MB\"" in imported.spec_text
+    assert "comments dropped" not in imported.challenge_py.causes()
+    spec = imported.write(tmp_path / "specs" / imported.spec_name)[0]
+    result = runner.invoke(app, ["generate", "--out", str(tmp_path / "tree"), str(spec)])
+    assert result.exit_code == 0, result.output
+    (py,) = (tmp_path / "tree" / "challenges").rglob("201_scale_vector/challenge.py")
+    assert opening + comment + "        N = 50000000\n" in py.read_text()
