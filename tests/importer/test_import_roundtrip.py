@@ -123,7 +123,7 @@ def test_a_public_style_spec_says_what_it_dropped(tmp_path: Path):
     assert "examples" not in text  # both examples are kept: nothing to say
     assert imported.spec_text.count("  - scalars: {N: ") == 2
     assert imported.identical["challenge.html"]
-    assert "device assertion(s) dropped" in text
+    assert "challenge.py: device assertion dropped: rule P014" in text
     # the author's own assertions stay in the reference; chgen has none to add
     own = "\n  assert x.shape == y.shape == (N,)\n  assert x.dtype == y.dtype\n"
     assert own in imported.spec_text
