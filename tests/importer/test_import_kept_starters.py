@@ -16,7 +16,7 @@ import yaml
 
 from generator.cli import app
 from generator.importer import import_challenge
-from generator.languages.mojo_upgrade import upgrade
+from generator.languages.mojo import upgrade
 
 FIXTURE = Path(__file__).parent / "fixtures" / "public_style" / "challenges"
 SCALE = "easy/201_scale_vector"
