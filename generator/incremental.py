@@ -1,8 +1,9 @@
 """Skip what has not changed, through a cache that is never committed and cannot go stale.
 
-The cache lives in the git-ignored `.chgen-cache/generate/` (or `$CHGEN_CACHE/generate/`) and is
-content-addressed: an entry is found by the fingerprint of everything a rendered file depends on —
-the spec's name and bytes, every SVG beside it, every file of the installed package (modules and
+The cache lives in the user's cache folder (`~/.cache/chgen/generate/`, or
+`$CHGEN_CACHE/generate/`: generator/cache_dir.py) and is content-addressed: an entry is found by
+the fingerprint of everything a rendered file depends on — the spec's name and bytes, every SVG
+beside it, every file of the installed package (modules and
 templates) and the formatters' versions. A changed input gives another fingerprint, so an entry can
 only ever describe the inputs it was made from. An entry says which files (by hash) those inputs
 render to; the files are reused only while the tree on disk still holds exactly those bytes.
@@ -22,14 +23,17 @@ from importlib import metadata
 from pathlib import Path
 from typing import Dict, Optional
 
+from generator.cache_dir import cache_root
 from generator.resources import package_fingerprint
 
 FORMATTERS = ("black", "isort", "mblack", "clang-format", "jinja2")
 #: what the example verification ran on (it runs the reference in torch, float64)
 VERIFIERS = ("torch",)
+#: what checked a spec's reference_jax against its reference, besides torch
+JAX_VERIFIERS = ("jax", "jaxlib")
 
 
-def _versions(names) -> str:
+def verifier_versions(names) -> str:
     found = []
     for name in names:
         try:
@@ -43,7 +47,7 @@ def _versions(names) -> str:
 def generator_fingerprint() -> str:
     """The package's own files and the formatters: what every spec's rendering depends on."""
     digest = hashlib.sha256(package_fingerprint().encode())
-    digest.update(_versions(FORMATTERS).encode())
+    digest.update(verifier_versions(FORMATTERS).encode())
     digest.update(sys.version.encode())
     return digest.hexdigest()
 
@@ -59,7 +63,7 @@ def spec_fingerprint(path: Path) -> str:
 def example_key(example_fingerprint: str) -> str:
     """A verified example stays verified only for the same example and the same verifier."""
     digest = hashlib.sha256(example_fingerprint.encode())
-    digest.update(_versions(VERIFIERS).encode())
+    digest.update(verifier_versions(VERIFIERS).encode())
     digest.update(package_fingerprint().encode())
     return digest.hexdigest()
 
@@ -72,7 +76,7 @@ class GenerateCache:
     """Rendered-file hashes and verified examples, by content fingerprint."""
 
     def __init__(self, root: Optional[Path] = None):
-        base = Path(root or os.environ.get("CHGEN_CACHE") or ".chgen-cache")
+        base = Path(root) if root else cache_root()
         self.root = base / "generate"
 
     def _path(self, kind: str, key: str) -> Path:

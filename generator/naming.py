@@ -13,6 +13,9 @@ from typing import List, Optional
 #: lowercase letters and digits in words joined by single underscores: the directory is
 #: <id>_<slug>; a slug may start with a digit (the public set has 9_1d_convolution, 48_2d_...)
 SLUG_RE = re.compile(r"^[a-z0-9]+(_[a-z0-9]+)*$")
+#: a challenge directory another tree already spells its own way: the id, an underscore, then
+#: letters, digits, underscores and hyphens (the public set has 39_Fast_Fourier_transform)
+DIRECTORY_RE = re.compile(r"^\d+_[A-Za-z0-9][A-Za-z0-9_-]*$")
 IDENT_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 #: the difficulty folders of a LeetGPU-layout tree, in display order
 DIFFICULTIES = ("easy", "medium", "hard")
@@ -52,15 +55,3 @@ def find_specs(folder: Path) -> List[Path]:
     """Spec files (<id>_<slug>.yaml) in `folder`, sorted by id."""
     found = [p for p in folder.glob("*.y*ml") if SPEC_NAME_RE.match(p.name)]
     return sorted(found, key=lambda p: int(SPEC_NAME_RE.match(p.name).group(1)))
-
-
-def slugify(text: str) -> str:
-    """A case name from words (`Test 1: small input!` -> `test_1_small_input`): how the import
-    names a case after its comment, and when a case's comment may be its note alone."""
-    slug = re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_")
-    slug = re.sub(r"_+", "_", slug)
-    if not slug:
-        return ""
-    if not slug[0].isalpha():
-        slug = "case_" + slug
-    return slug[:60].rstrip("_")

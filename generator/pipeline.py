@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
 if TYPE_CHECKING:  # the spec model (pydantic) is imported only when a spec must be parsed
+    from generator.challenge.page import TextLoss
     from generator.spec import LoadedSpec
 
-from generator import tree
+from generator import tree, tree_policy
 from generator.incremental import (
     GenerateCache,
     files_on_disk,
@@ -22,47 +23,23 @@ from generator.incremental import (
     spec_fingerprint,
 )
 from generator.naming import SPEC_NAME_RE, find_specs
+from generator.spec.batch import load_all
 from generator.spec.yamlpos import Position, SpecError, SpecErrors
 from generator.tree import Change, Output
 
-CORE_OWNER = "core"
-
-
-def load_all(paths: Iterable[Path], root: Optional[Path] = None) -> List["LoadedSpec"]:
-    """Load every spec; collect the errors of all files before failing."""
-    from generator.spec import load_spec
-
-    loaded, errors = [], []
-    for path in paths:
-        try:
-            loaded.append(load_spec(path, root))
-        except SpecErrors as exc:
-            errors.extend(exc.errors)
-    errors.extend(_duplicate_ids(loaded))
-    if errors:
-        raise SpecErrors(errors)
-    return loaded
-
-
-def _duplicate_ids(loaded: List["LoadedSpec"]) -> List[SpecError]:
-    seen: Dict[int, "LoadedSpec"] = {}
-    errors = []
-    for item in loaded:
-        other = seen.get(item.spec.id)
-        if other is not None and other.path.resolve() != item.path.resolve():
-            errors.append(
-                SpecError(
-                    item.position("id"),
-                    f"id {item.spec.id} is also used by {other.display}",
-                    "every challenge needs its own id",
-                )
-            )
-        seen.setdefault(item.spec.id, item)
-    return errors
+CORE_OWNER = tree_policy.CORE_OWNER
 
 
 def spec_paths(specs: List[Path], specs_dir: Path) -> List[Path]:
     return specs or find_specs(specs_dir)
+
+
+@dataclass(frozen=True)
+class PageLoss:
+    """A page on disk whose visible text the page rendered over it would not show all of."""
+
+    path: str  # in the tree
+    error: SpecError  # at the spec node that renders the part losing it, naming the words
 
 
 @dataclass(frozen=True)
@@ -75,6 +52,9 @@ class GenerateResult:
     changes: Tuple[Change, ...]  # the tree on disk -> what the specs render to
     conflicts: Tuple[str, ...]  # generated files edited by hand (nothing is written over them)
     written: bool  # the changes are on disk now
+    #: pages among the conflicts whose visible text the new page would not show all of: one
+    #: line each, at the spec node that renders the part that loses it (page_losses)
+    losses: Tuple[PageLoss, ...] = ()
 
     @property
     def up_to_date(self) -> bool:
@@ -109,18 +89,36 @@ def generate(
     force: bool = False,
     root: Optional[Path] = None,
     cache: Optional[GenerateCache] = None,
+    languages: Optional[Sequence[str]] = None,
+    specs_dir: Optional[Path] = None,
 ) -> GenerateResult:
     """Render `specs` and compare them with the tree at `out` (`check`) or write them there.
 
-    Writing is atomic and refuses files edited by hand (the result lists them as conflicts and
-    nothing is written) unless `force`. Raises SpecErrors for bad specs, FormatError when a
-    formatter rejects rendered text, OSError when the tree cannot be written."""
-    output, rendered = render_tree(list(specs), out, root, cache or GenerateCache())
+    Starters are written in `languages` (keys), else in those `specs_dir/chgen.yaml` names, else
+    in those the tree already ships, else in every language (tree_policy.choose_languages).
+    Writing is atomic per challenge directory and refuses files edited by hand or not written by
+    chgen (the result lists them as conflicts and nothing is written) unless `force`; a page
+    among them whose visible text the new one would not show all of is also named in `losses`,
+    with what it loses (with `force` it is written all the same). Raises SpecErrors for bad
+    specs, FormatError when a formatter rejects rendered text, OSError when the tree cannot be
+    written."""
+    chosen = tree_policy.choose_languages(languages, specs_dir, out)
+    output, rendered = render_tree(list(specs), out, root, cache or GenerateCache(), chosen)
     planned = tree.plan(out.resolve(), output)
     result = GenerateResult(
-        out, len(specs), rendered, tuple(planned.changes), tuple(planned.edited), written=False
+        out,
+        len(specs),
+        rendered,
+        tuple(planned.changes),
+        tuple(planned.edited),
+        written=False,
+        losses=tuple(page_losses(out, output, planned.edited, list(specs), root)),
     )
-    if check or result.up_to_date or (result.conflicts and not force):
+    if check or (result.conflicts and not force):
+        return result
+    if result.up_to_date:
+        if tree.has_leftovers(out):
+            tree.write(out, output, force=force)  # clears what an interrupted run left
         return result
     try:
         changes = tree.write(out, output, force=force)
@@ -129,34 +127,110 @@ def generate(
     return replace(result, changes=tuple(changes), written=True)
 
 
+def page_losses(
+    out: Path,
+    output: Output,
+    edited: Sequence[str],
+    specs: List[Path],
+    root: Optional[Path] = None,
+) -> List[PageLoss]:
+    """For each page on disk that chgen did not write as it stands (`edited`: no manifest entry,
+    or changed since) and whose visible text the new page would not show all of, one error at
+    the spec node that renders the part losing it, naming the words lost. chgen's own pages
+    (their hash in the manifest) are never compared: regenerating them is the spec's word."""
+    from generator.challenge.page import describe_losses, text_losses
+
+    by_owner = {_owner(path): path for path in specs if SPEC_NAME_RE.match(path.name)}
+    found = []
+    for path in edited:
+        if not path.endswith("/challenge.html") or path not in output.files:
+            continue
+        try:
+            old = (out / path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        losses = text_losses(old, output.files[path])
+        spec = by_owner.get(output.owners.get(path, ""))
+        if not losses or spec is None:
+            continue
+        error = SpecError(
+            _loss_position(spec, root, losses[0]),
+            f"{out / path} on disk shows text the page this spec renders does not: "
+            f"{describe_losses(losses)}",
+            "keep that text in the spec, e.g. as an example's display or a section; or run "
+            "'chgen generate --force' to write the page without it",
+        )
+        found.append(PageLoss(path, error))
+    return found
+
+
+def _loss_position(spec_path: Path, root: Optional[Path], loss: "TextLoss") -> Position:
+    """The spec node that renders the part of the page a loss is in (the part itself where the
+    spec has it, else where it would stand)."""
+    from generator.challenge.page import strip_tags
+    from generator.spec import load_spec
+
+    try:
+        loaded = load_spec(spec_path, root)
+    except SpecErrors:
+        return Position(str(spec_path), 1, 1)
+    spec = loaded.spec
+    if loss.kind == "example":
+        return loaded.example_position(min(loss.number, len(spec.examples)) - 1)
+    if loss.kind == "section":
+        titles = [strip_tags(section.title).rstrip(":").strip() for section in spec.sections]
+        if loss.label in titles:
+            return loaded.position("sections", titles.index(loss.label))
+        return loaded.position("sections" if spec.sections else "description")
+    return loaded.position(loss.kind)  # description, requirements, constraints, performance
+
+
 def render_tree(
-    paths: List[Path], tree_root: Path, root: Optional[Path], cache: GenerateCache
+    paths: List[Path],
+    tree_root: Path,
+    root: Optional[Path],
+    cache: GenerateCache,
+    languages: Optional[tree_policy.Languages] = None,
 ) -> Tuple[Output, int]:
     """The tree's files for `paths`, rendering only specs whose inputs the cache has not seen
-    rendered into exactly the files on disk; returns the output and how many were rendered."""
+    rendered into exactly the files on disk; returns the output and how many were rendered.
+    The shared base class is part of it only where the tree has none or chgen wrote it."""
     errors = _duplicate_file_ids(paths)
     if errors:
         raise SpecErrors(errors)
     files: Dict[str, str] = {}
     owners: Dict[str, str] = {}
     stale: Dict[Path, str] = {}
+    claims: List[tree_policy.Claim] = []
     for path in paths:
-        fingerprint = spec_fingerprint(path) if path.is_file() else ""
+        fingerprint = _languages_key(spec_fingerprint(path), languages) if path.is_file() else ""
         kept = _reusable(cache, tree_root, fingerprint)
         if kept is None:
             stale[path] = fingerprint
             continue
         owner = _owner(path)
+        claim = tree_policy.claim_of(path, int(owner.split("_")[0]), owner, list(kept))
+        claims += [claim] if claim else []
         for name, text in kept.items():
             files[name], owners[name] = text, owner
     if stale:
         loaded = load_all(list(stale), root)
-        fresh = build_output(loaded, cache)
         for item in loaded:
-            own = {p: t for p, t in fresh.files.items() if fresh.owners[p] == item.spec.dir_name}
+            claim = tree_policy.claim_of(
+                item.path, item.spec.id, item.spec.owner, challenge_files(item)
+            )
+            claims += [claim] if claim else []
+        _refuse_duplicate_directories(claims, tree_root, root)
+        fresh = build_output(loaded, cache, languages, tree_root)
+        for item in loaded:
+            own = {p: t for p, t in fresh.files.items() if fresh.owners[p] == item.spec.owner}
             cache.remember_rendered(stale[item.path], own)
         files.update(fresh.files)
         owners.update(fresh.owners)
+    else:
+        _refuse_duplicate_directories(claims, tree_root, root)
+    if not tree_policy.writes_core(tree_root):
+        return Output(files, owners), len(stale)
     core_key = core_fingerprint()
     core = _reusable(cache, tree_root, core_key)
     if core is None:
@@ -171,6 +245,40 @@ def render_tree(
 
 def core_fingerprint() -> str:
     return f"{CORE_OWNER}-{generator_fingerprint()}"
+
+
+def challenge_files(item: "LoadedSpec") -> List[str]:
+    """A path inside the directory `item` renders (enough to name that directory)."""
+    from generator.render import challenge_dir
+
+    return [f"{challenge_dir(item.spec)}/challenge.py"]
+
+
+def _refuse_duplicate_directories(
+    claims: List[tree_policy.Claim], tree_root: Path, root: Optional[Path]
+) -> None:
+    """SpecErrors at the `id:` line of each spec that would add a second directory for an id."""
+    from generator.spec import load_spec
+
+    found = tree_policy.duplicate_directories(claims, tree_root)
+    errors = []
+    for claim, message, hint in found:
+        try:
+            position = load_spec(claim.spec_path, root).position("id")
+        except SpecErrors as exc:
+            position = exc.errors[0].position
+        errors.append(SpecError(position, message, hint))
+    if errors:
+        raise SpecErrors(errors)
+
+
+def _languages_key(fingerprint: str, languages: Optional[tree_policy.Languages]) -> str:
+    """A spec renders other files in other languages: the cache keeps them apart."""
+    if languages is None or languages.keys is None:
+        return fingerprint  # a challenge keeping its own languages reuses only what is on disk
+    from generator.incremental import sha256
+
+    return sha256(f"{fingerprint}\0languages={languages.key}")
 
 
 def _owner(path: Path) -> str:
@@ -202,7 +310,12 @@ def _duplicate_file_ids(paths: List[Path]) -> List[SpecError]:
     return errors
 
 
-def build_output(loaded: List["LoadedSpec"], cache: GenerateCache) -> Output:
+def build_output(
+    loaded: List["LoadedSpec"],
+    cache: GenerateCache,
+    languages: Optional[tree_policy.Languages] = None,
+    tree_root: Optional[Path] = None,
+) -> Output:
     """Render specs (not the shared base class), then verify what the cache has not seen pass:
     each example against the reference, and the rendered files against the rules `chgen check
     --formatters --deep` applies (generator/validation.py), every finding at its spec line.
@@ -213,7 +326,16 @@ def build_output(loaded: List["LoadedSpec"], cache: GenerateCache) -> Output:
     from generator.example_runner import verify_examples
     from generator.render import render_challenge
 
-    rendered = [render_challenge(item) for item in loaded]
+    from generator.render import challenge_dir
+
+    def keys(item: "LoadedSpec") -> Optional[Sequence[str]]:
+        if languages is None:
+            return None
+        if tree_root is None:
+            return languages.keys
+        return languages.for_challenge(tree_root, challenge_dir(item.spec))
+
+    rendered = [render_challenge(item, keys(item)) for item in loaded]
     keys = [
         _validation_key(example_fingerprint(item), files) for item, files in zip(loaded, rendered)
     ]
@@ -231,7 +353,7 @@ def build_output(loaded: List["LoadedSpec"], cache: GenerateCache) -> Output:
     owners: Dict[str, str] = {}
     for item, own in zip(loaded, rendered):
         for path, text in own.items():
-            files[path], owners[path] = text, item.spec.dir_name
+            files[path], owners[path] = text, item.spec.owner
     return Output(files, owners)
 
 

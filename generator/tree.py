@@ -1,12 +1,20 @@
-"""Write or verify a generated tree: all or nothing, never over a hand edit, never outside it.
+"""Write or verify a generated tree: all or nothing per directory, never over a hand edit, never
+outside the directories it renders.
 
-The new tree is assembled in a sibling temporary directory and exchanged with the old one in one
-step (Linux renameat2 RENAME_EXCHANGE), so the tree exists, old or new and complete, at every
-instant; where the exchange is not available, each file is replaced in place atomically instead
-(os.replace), the manifest last. Runs on one tree are serialised by a lock file beside it. A
-generated path that is (or lies under) a symbolic link is refused, never followed. A manifest of
-content hashes records which spec owns which file, so a generated file edited by hand is detected
-and kept unless the caller forces it.
+A tree may be someone else's repository (a clone of a challenge set), so a run touches only the
+directories it renders (`challenges/<difficulty>/<id>_<slug>/`, and `challenges/core/` only where
+chgen wrote it) and its own dot-folder `.chgen/` (the manifest). Each rendered directory is
+assembled in `.chgen/staging/` and exchanged with the old one in one step (Linux renameat2
+RENAME_EXCHANGE), so every directory exists, old or new and complete, at every instant; the tree's
+root is never exchanged (a shell standing in it keeps its working directory). Where the exchange is
+not available, each file is replaced in place atomically instead (os.replace). The new manifest is
+written to `.chgen/manifest.next.json` before the first directory changes and moved into place
+last: a run that was killed half-way is finished by the next one, which takes the files left with
+the interrupted run's bytes for chgen's own. Runs on one tree are serialised by an exclusive flock
+on the tree's root folder (no lock file is left anywhere). A generated path that is (or lies
+under) a symbolic link is refused, never followed. The manifest of content hashes records which
+spec owns which file, so a generated file edited by hand is detected and kept unless the caller
+forces it.
 """
 
 from __future__ import annotations
@@ -23,10 +31,17 @@ import stat
 import tempfile
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Dict, Iterator, List, Optional
+from pathlib import Path, PurePosixPath
+from typing import Dict, Iterator, List, Optional, Set, Tuple
 
-MANIFEST = ".chgen-manifest.json"
+#: chgen's own folder inside a tree: the manifest, and scratch space while a run writes
+STATE_DIR = ".chgen"
+MANIFEST = f"{STATE_DIR}/manifest.json"
+#: the manifest of a run that was interrupted after it started changing directories
+PENDING = f"{STATE_DIR}/manifest.next.json"
+STAGING = f"{STATE_DIR}/staging"
+#: where chgen before 0.2 kept the manifest (the tree's root); read once, then moved
+LEGACY_MANIFEST = ".chgen-manifest.json"
 
 
 def sha256(text: str) -> str:
@@ -38,19 +53,24 @@ class Manifest:
     """Which owner (spec, or the shared base class) wrote which file, with its hash.
 
     Everything here is a pure function of the specs and the generator: no input fingerprints, no
-    record of verification (those are caches, kept in `.chgen-cache/`, see incremental.py), so a
-    fresh clone regenerates this file byte for byte."""
+    record of verification (those are caches, kept in the user's cache folder, see
+    incremental.py), so a fresh clone regenerates this file byte for byte."""
 
     files: Dict[str, Dict[str, str]] = field(default_factory=dict)  # path -> {sha256, owner}
 
     @classmethod
     def read(cls, root: Path) -> "Manifest":
-        path = root / MANIFEST
-        if not path.is_file():
-            return cls()
+        for name in (MANIFEST, LEGACY_MANIFEST):
+            path = root / name
+            if path.is_file() and not path.is_symlink():
+                return cls.parse(path)
+        return cls()
+
+    @classmethod
+    def parse(cls, path: Path) -> "Manifest":
         try:
             return cls(dict(json.loads(path.read_text()).get("files", {})))
-        except (ValueError, AttributeError):
+        except (OSError, ValueError, AttributeError):
             return cls()
 
     def render(self) -> str:
@@ -59,6 +79,9 @@ class Manifest:
 
     def owned_by(self, owners: set) -> Dict[str, str]:
         return {p: e["sha256"] for p, e in self.files.items() if e.get("owner") in owners}
+
+    def owner(self, path: str) -> Optional[str]:
+        return self.files.get(path, {}).get("owner")
 
 
 @dataclass
@@ -136,24 +159,55 @@ def _shown(path: Path) -> str:
         return str(path)
 
 
-def _read_only_dirs(root: Path) -> Optional[Path]:
-    """The first directory of the tree (or its parent) this process may not write in."""
-    candidates = [root.parent] + ([root] if root.is_dir() else [])
-    if root.is_dir():
-        candidates += [Path(d) for d, _, _ in os.walk(root)]
+def units(paths: List[str]) -> List[str]:
+    """The directories a run exchanges whole for `paths`: each file's directory at most three
+    levels down (`challenges/<difficulty>/<name>`, `challenges/core`), folded into an enclosing
+    one where both occur; files at the root itself are replaced one by one (unit "")."""
+    found: Set[str] = set()
+    for path in paths:
+        parts = PurePosixPath(path).parts
+        found.add("/".join(parts[: min(3, len(parts) - 1)]))
+    kept = sorted(found)
+    return [u for u in kept if u == "" or not any(_inside(u, o) for o in kept if o and o != u)]
+
+
+def _inside(path: str, directory: str) -> bool:
+    return path == directory or path.startswith(directory + "/")
+
+
+def unit_of(path: str, all_units: List[str]) -> str:
+    for unit in all_units:
+        if unit and _inside(path, unit):
+            return unit
+    return ""
+
+
+def _read_only_dirs(root: Path, touched: List[str]) -> Optional[Path]:
+    """The first directory this run must write in (the root, its own folder, or one it
+    renders) where this process may not."""
+    candidates = [root, root / STATE_DIR]
+    for unit in touched:
+        directory = root / unit
+        while directory != root and not directory.exists():
+            directory = directory.parent
+        candidates.append(directory)
+        if directory.is_dir() and unit:
+            candidates += [Path(d) for d, _, _ in os.walk(directory)]
+            candidates.append(directory.parent)
     for directory in candidates:
-        if not os.access(directory, os.W_OK | os.X_OK):
+        if directory.is_dir() and not os.access(directory, os.W_OK | os.X_OK):
             return directory
     return None
 
 
 @contextmanager
 def locked(root: Path) -> Iterator[None]:
-    """Serialise runs that write `root`: an exclusive flock on `.<name>.lock` beside it."""
+    """Serialise runs that write `root`: an exclusive flock on the tree's root folder itself, so
+    nothing is created for it, inside the tree or beside it."""
     import fcntl
 
-    root.parent.mkdir(parents=True, exist_ok=True)
-    descriptor = os.open(root.parent / f".{root.name}.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    root.mkdir(parents=True, exist_ok=True)
+    descriptor = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
     try:
         fcntl.flock(descriptor, fcntl.LOCK_EX)
         yield
@@ -162,15 +216,16 @@ def locked(root: Path) -> Iterator[None]:
 
 
 def recover(root: Path) -> None:
-    """Finish or undo a swap that an earlier run could not complete."""
-    for leftover in root.parent.glob(f".{root.name}.old-*"):
-        if not root.exists():
-            leftover.rename(root)
-        else:
-            _remove(leftover)
-    for pattern in (f".{root.name}.new-*", f".{root.name}.probe-*"):
-        for leftover in root.parent.glob(pattern):
-            _remove(leftover)
+    """Remove what an interrupted run left in the staging folder (the manifest it was about to
+    write stays: plan() reads it, so that run's files are not taken for hand edits)."""
+    staging = root / STAGING
+    if staging.is_dir() and not staging.is_symlink():
+        _remove(staging)
+
+
+def has_leftovers(root: Path) -> bool:
+    """Whether an interrupted run left its staging folder or its pending manifest."""
+    return (root / STAGING).exists() or (root / PENDING).exists()
 
 
 def _read(path: Path) -> Optional[str]:
@@ -187,9 +242,9 @@ def _read(path: Path) -> Optional[str]:
 
 def plan(root: Path, output: Output) -> Plan:
     """Compare the tree on disk with `output`: the changes, the new manifest, hand-edited paths."""
-    check_paths(root, [MANIFEST])
-    manifest = Manifest.read(root)
-    check_paths(root, sorted(set(output.files) | set(manifest.files) | {MANIFEST}))
+    check_paths(root, [MANIFEST, PENDING, LEGACY_MANIFEST])
+    manifest = _finished(root, Manifest.read(root))
+    check_paths(root, sorted(set(output.files) | set(manifest.files)))
     owners = set(output.owners.values())
     previous = manifest.owned_by(owners)
     changes: List[Change] = []
@@ -218,11 +273,29 @@ def plan(root: Path, output: Output) -> Plan:
         new_manifest.files[path] = {"sha256": sha256(text), "owner": output.owners[path]}
     manifest_text = new_manifest.render()
     current_text = _read(root / MANIFEST)
+    legacy_text = _read(root / LEGACY_MANIFEST)
+    if legacy_text is not None:
+        changes.append(Change(LEGACY_MANIFEST, "removed", _diff(LEGACY_MANIFEST, legacy_text, "")))
     if current_text is None:
-        changes.append(Change(MANIFEST, "added"))
+        changes.append(Change(MANIFEST, "added", _diff(MANIFEST, "", manifest_text)))
     elif current_text != manifest_text:
         changes.append(Change(MANIFEST, "changed", _diff(MANIFEST, current_text, manifest_text)))
     return Plan(changes, manifest_text, sorted(set(edited)))
+
+
+def _finished(root: Path, manifest: Manifest) -> Manifest:
+    """`manifest` with what an interrupted run had written: each file its pending manifest
+    lists that is on disk with that run's bytes is that run's, not a hand edit."""
+    pending_path = root / PENDING
+    if not pending_path.is_file() or pending_path.is_symlink():
+        return manifest
+    pending = Manifest.parse(pending_path)
+    files = dict(manifest.files)
+    for path, entry in pending.files.items():
+        current = _read(root / path)
+        if current is not None and sha256(current) == entry.get("sha256"):
+            files[path] = entry
+    return Manifest(files)
 
 
 def _diff(path: str, old: str, new: str) -> str:
@@ -237,11 +310,17 @@ def _diff(path: str, old: str, new: str) -> str:
 
 
 def write(root: Path, output: Output, force: bool = False) -> List[Change]:
-    """Make the tree match `output`, atomically. Raises TreeConflict on hand edits unless forced,
-    UnsafeTree (an OSError) for a symbolic link or a read-only directory, with nothing written."""
+    """Make the tree match `output`, directory by directory atomically. Raises TreeConflict on
+    hand edits unless forced, UnsafeTree (an OSError) for a symbolic link or a read-only
+    directory, with nothing written."""
     root = root.resolve()
-    with locked(root):
-        return _write_locked(root, output, force)
+    existed = root.exists()
+    try:
+        with locked(root):
+            return _write_locked(root, output, force)
+    finally:
+        if not existed and root.is_dir() and not any(root.iterdir()):
+            root.rmdir()  # a first run that wrote nothing leaves nothing
 
 
 def _write_locked(root: Path, output: Output, force: bool) -> List[Change]:
@@ -251,44 +330,83 @@ def _write_locked(root: Path, output: Output, force: bool) -> List[Change]:
     if planned.edited and not force:
         raise TreeConflict(planned.edited)
     if not changes:
+        (root / PENDING).unlink(missing_ok=True)  # what it knew is in the manifest on disk
         return []
-    read_only = _read_only_dirs(root)
+    own = {MANIFEST, LEGACY_MANIFEST}
+    edits = [(c.path, output.files.get(c.path)) for c in changes if c.path not in own]
+    touched = units([path for path, _ in edits])
+    read_only = _read_only_dirs(root, touched)
     if read_only is not None:
         raise UnsafeTree(f"{_shown(read_only)} is not writable: make it writable and run again")
-    if not _can_exchange(root):
-        _write_in_place(root, output, changes, manifest_text)
-        return changes
-    staging = Path(tempfile.mkdtemp(prefix=f".{root.name}.new-", dir=root.parent))
+    had_pending = (root / PENDING).is_file()
+    _replace(root / PENDING, manifest_text)
+    started = False
     try:
-        new_root = staging / "tree"
-        if root.exists():
-            shutil.copytree(root, new_root, symlinks=True)
-        else:
-            new_root.mkdir()
-        _apply(new_root, output, changes, manifest_text)
-        _swap(root, new_root)
+        exchanged = _can_exchange(root)
+        for unit in touched:
+            mine = [(p, t) for p, t in edits if unit_of(p, touched) == unit]
+            if unit and exchanged:
+                _rewrite_unit(root, unit, mine)  # one step: done, or not at all
+            else:
+                started = True  # file by file: some may be written when it fails
+                _apply(root, mine)
+            started = True
+    except BaseException:
+        if not started and not had_pending:
+            (root / PENDING).unlink(missing_ok=True)  # nothing changed: nothing to finish
+            _prune_empty(root / STATE_DIR, root)
+        raise
     finally:
-        _remove(staging)
+        recover(root)
+        _prune_empty(root / STATE_DIR, root)
+    os.replace(root / PENDING, root / MANIFEST)
+    (root / LEGACY_MANIFEST).unlink(missing_ok=True)
     return changes
 
 
-def _write_in_place(root: Path, output: Output, changes: List[Change], manifest: str) -> None:
-    """No exchange here: replace file by file (each atomically), the manifest last, so a kill
-    leaves every file whole and the next run finishes the job."""
-    root.mkdir(parents=True, exist_ok=True)
-    _apply(root, output, changes, manifest)
+def _rewrite_unit(root: Path, unit: str, edits: List[Tuple[str, Optional[str]]]) -> None:
+    """Assemble the new `unit` directory in the staging folder and put it in place in one step;
+    files chgen does not own there are carried over untouched."""
+    staging = root / STAGING
+    staging.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix="unit-", dir=staging))
+    target = root / unit
+    staged = scratch / "new"
+    if target.exists():
+        shutil.copytree(target, staged, symlinks=True)
+    else:
+        staged.mkdir()
+    _apply(staged, [(str(PurePosixPath(p).relative_to(unit)), t) for p, t in edits])
+    if not any(staged.iterdir()):  # every file of the directory went: the directory goes too
+        if target.exists():
+            _swap(target, None, scratch)
+            _prune_empty(target.parent, root)
+        return
+    _swap(target, staged, scratch)
 
 
-def _apply(base: Path, output: Output, changes: List[Change], manifest: str) -> None:
-    """Each change under `base`, every file replaced atomically, the manifest last."""
-    for change in changes:
-        target = base / change.path
-        if change.kind == "removed":
+def _swap(target: Path, staged: Optional[Path], scratch: Path) -> None:
+    """Put `staged` at `target` (None: take `target` away); the old directory ends up in
+    `scratch`, which the caller's staging folder removes."""
+    if staged is None:
+        os.rename(target, scratch / "old")
+    elif not target.exists():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        os.rename(staged, target)
+    else:
+        exchange(staged, target)
+
+
+def _apply(base: Path, edits: List[Tuple[str, Optional[str]]]) -> None:
+    """Each edit under `base` (a text, or None to remove the file), every file replaced
+    atomically."""
+    for path, text in edits:
+        target = base / path
+        if text is None:
             target.unlink(missing_ok=True)
             _prune_empty(target.parent, base)
-        elif change.path != MANIFEST:
-            _replace(target, output.files[change.path])
-    _replace(base / MANIFEST, manifest)
+        else:
+            _replace(target, text)
 
 
 def _replace(target: Path, text: str) -> None:
@@ -352,10 +470,11 @@ def exchange(first: Path, second: Path) -> None:
 
 
 def _can_exchange(root: Path) -> bool:
-    """Whether this file system swaps directories in one step (tried on two scratch ones)."""
-    if not root.exists():
-        return True  # a first generation is one rename
-    scratch = Path(tempfile.mkdtemp(prefix=f".{root.name}.probe-", dir=root.parent))
+    """Whether this file system swaps directories in one step (tried on two scratch ones in the
+    staging folder)."""
+    staging = root / STAGING
+    staging.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix="probe-", dir=staging))
     try:
         (scratch / "a").mkdir()
         (scratch / "b").mkdir()
@@ -365,11 +484,3 @@ def _can_exchange(root: Path) -> bool:
         return False
     finally:
         _remove(scratch)
-
-
-def _swap(root: Path, new_root: Path) -> None:
-    """Put `new_root` at `root`; the old tree ends up at `new_root` (removed with the staging)."""
-    if not root.exists():
-        os.rename(new_root, root)
-        return
-    exchange(new_root, root)

@@ -20,13 +20,17 @@ from generator.checks.registry import ERROR, Finding
 from generator.checks.report import DEFAULT_CASES, Options, Report
 from generator.languages import BY_KEY
 from generator.spec.loader import LoadedSpec
-from generator.spec.yamlpos import PathKey, Position, SpecError
+from generator.spec.yamlpos import PathKey, Position, SpecError, block_line
 
 #: a deep finding that names the case it happened in ("... on functional case 3", "(in the
 #: functional case 3, ...)")
 _CASE_RE = re.compile(r"functional case (\d+)")
 #: D002's words for a size the performance bullet does not list
 _OMITTED_RE = re.compile(r"the bullet omits size ")
+#: fixes that fit a spec, for the rules whose own fix speaks of a challenge.py
+_SPEC_FIXES = {
+    "D005": "fix the reference (it runs on the CPU here), or the case's sizes or inputs",
+}
 #: a rendered line shorter than this says too little to be traced to one spec text
 _MIN_TRACE = 4
 
@@ -47,7 +51,8 @@ def check_rendered(loaded: LoadedSpec, tree_root: Path, challenge: str) -> List[
     formatters.check_whitespace(ch, report)
     formatters.check([ch], report)
     deep.check_here([ch], {ch.path: model}, report)  # already in the spec-code sandbox
-    tolerated = set(loaded.spec.tolerated_rules)
+    # L006: a starter left out was not asked for (--languages); the tree keeps its own
+    tolerated = set(loaded.spec.tolerated_rules) | {"L006"}
     found = [
         f
         for f in report.sorted()
@@ -71,12 +76,59 @@ def spec_error(loaded: LoadedSpec, folder: Path, challenge: str, finding: Findin
     except OSError:
         lines = []
     shown = lines[finding.line - 1] if 0 < finding.line <= len(lines) else ""
-    position = _case_position(loaded, finding.message) or _text_position(loaded, name, shown)
+    if finding.code in JAX_RULES and loaded.spec.reference_jax is not None:
+        position = _jax_position(loaded, shown)
+    else:
+        position = (
+            _case_position(loaded, finding.message)
+            or _heading_position(loaded, name, shown, finding.message)
+            or _text_position(loaded, name, shown)
+        )
+    message, hint = _in_spec_words(loaded, finding)
+    where = f"it renders into {name} line {finding.line}"
     return SpecError(
         position,
-        f"{finding.code} {finding.message}",
-        f"fix it in the spec: it renders into {name} line {finding.line}",
+        f"{finding.code} {message}",
+        f"{hint}; {where}" if hint else f"fix it in the spec: {where}",
     )
+
+
+def _in_spec_words(loaded: LoadedSpec, finding: Finding) -> Tuple[str, str]:
+    """The finding's message as the spec says it: a functional case by its name (the rules count
+    challenge.py's cases from 0), and a fix that fits a spec in place of the rule's own
+    (D005's `use ops that run on every device` is about a challenge.py run on the CPU)."""
+    from generator.checks.registry import RULES
+
+    cases = loaded.spec.functional
+
+    def named(match: "re.Match[str]") -> str:
+        index = int(match.group(1))
+        if index >= len(cases):
+            return match.group(0)
+        return f"case {cases[index].name!r} (functional case {index + 1} of {len(cases)})"
+
+    message = _CASE_RE.sub(named, finding.message)
+    hint = _SPEC_FIXES.get(finding.code, "")
+    fix = RULES[finding.code].fix if finding.code in RULES else ""
+    if hint and fix and message.endswith(f"; {fix}"):
+        message = message[: -len(f"; {fix}")]
+    return message, hint
+
+
+#: the rules about reference_impl_jax: reported at the spec's reference_jax
+JAX_RULES = ("P019", "D008")
+
+
+def _jax_position(loaded: LoadedSpec, shown: str) -> Position:
+    """The reference_jax line a finding's line shows (where it raised), else its first line."""
+    needle = shown.strip()
+    text = loaded.spec.reference_jax or ""
+    own = text.splitlines()
+    if len(needle) >= _MIN_TRACE:
+        for k, line in enumerate(own):
+            if line.strip() and needle == line.strip():
+                return _line_within(loaded, ("reference_jax",), k, len(own))
+    return loaded.position("reference_jax")
 
 
 def _case_position(loaded: LoadedSpec, message: str) -> Optional[Position]:
@@ -88,16 +140,50 @@ def _case_position(loaded: LoadedSpec, message: str) -> Optional[Position]:
     return loaded.position("functional", index, "inputs" if case.inputs else "name")
 
 
+def _heading_position(
+    loaded: LoadedSpec, name: str, shown: str, message: str
+) -> Optional[Position]:
+    """A finding on an <h2> line, or about a section the page lacks, at the spec node that
+    writes that heading: an example's title (or the example), one of `sections`' titles, the
+    requirements or the constraints."""
+    if not name.endswith(".html"):
+        return None
+    from generator.challenge.page import heading_title, missing_section_title
+    from generator.html import example_titles
+
+    spec = loaded.spec
+    missing = missing_section_title(message)
+    title = heading_title(shown) or missing
+    if title is None:
+        return None
+    titles = example_titles([ex.title for ex in spec.examples])
+    keys: List[Tuple[str, PathKey]] = [
+        (text, ("examples", i, "title") if ex.title else ("examples", i))
+        for i, (text, ex) in enumerate(zip(titles, spec.examples))
+    ]
+    keys += [(s.title, ("sections", j, "title")) for j, s in enumerate(spec.sections)]
+    keys += [("Implementation Requirements", ("requirements",)), ("Constraints", ("constraints",))]
+    for text, key in keys:
+        if text == title or (missing and text.rstrip(":").startswith(title)):
+            return loaded.position(*key)
+    if missing and title.startswith("Example"):
+        return loaded.position("examples", 0)
+    return None
+
+
 def _candidates(loaded: LoadedSpec, name: str) -> Iterable[Tuple[PathKey, str]]:
     """The spec texts a line of `name` may show, most specific first."""
     spec = loaded.spec
     if name.endswith(".html"):
         yield ("description",), spec.description
-        for group in ("requirements", "constraints"):
-            for j, text in enumerate(getattr(spec, group)):
-                yield (group, j), text
+        if isinstance(spec.requirements, str):
+            yield ("requirements",), spec.requirements
+        for j, text in enumerate(spec.requirement_items):
+            yield ("requirements", j), text
+        for j, text in enumerate(spec.constraints):
+            yield ("constraints", j), text
         for i, example in enumerate(spec.examples):
-            for field in ("explanation", "title"):
+            for field in ("explanation", "title", "display"):
                 text = getattr(example, field)
                 if text:
                     yield ("examples", i, field), text
@@ -105,10 +191,13 @@ def _candidates(loaded: LoadedSpec, name: str) -> Iterable[Tuple[PathKey, str]]:
             yield ("svg",), spec.svg
         return
     if name == "challenge.py":
+        yield from _code_inputs(spec)
         for i, case in enumerate(spec.functional):
             if case.note:
                 yield ("functional", i, "note"), case.note
         yield ("reference",), spec.reference
+        if spec.reference_jax:
+            yield ("reference_jax",), spec.reference_jax
         if spec.reference_helpers:
             yield ("reference_helpers",), spec.reference_helpers
         return
@@ -117,6 +206,20 @@ def _candidates(loaded: LoadedSpec, name: str) -> Iterable[Tuple[PathKey, str]]:
     for language, code in spec.kept_starters.items():
         if name.endswith(f"/{BY_KEY[language].starter_name}"):
             yield ("kept_starters", language), code
+
+
+def _code_inputs(spec) -> Iterable[Tuple[PathKey, str]]:
+    """The code inputs, each where it is written: a line of challenge.py may be one of theirs."""
+    groups: List[Tuple[PathKey, dict]] = [
+        (("examples", i, "inputs"), ex.drawn) for i, ex in enumerate(spec.examples)
+    ]
+    groups += [(("functional", i, "inputs"), c.inputs) for i, c in enumerate(spec.functional)]
+    groups += [(("defaults", "inputs"), spec.defaults.inputs)]
+    groups += [(("performance", "inputs"), spec.performance.inputs)]
+    for where, forms in groups:
+        for name, form in forms.items():
+            if form.kind == "code":
+                yield where + (name, "code"), form.code
 
 
 def _fallback(name: str) -> PathKey:
@@ -140,17 +243,10 @@ def _text_position(loaded: LoadedSpec, name: str, shown: str) -> Position:
 
 
 def _line_within(loaded: LoadedSpec, key: PathKey, k: int, count: int) -> Position:
-    """Line `k` of the text at `key`: in a block scalar (`|`, `>`) it is written k + 1 lines
-    below the node, at that line's indentation."""
+    """Line `k` of the text at `key` (its own line within a block scalar)."""
     position = loaded.position(*key)
     try:
-        written = loaded.path.read_text().splitlines()
+        written = loaded.path.read_text()
     except OSError:
         return position
-    head = written[position.line - 1] if 0 < position.line <= len(written) else ""
-    block = head[position.column - 1 : position.column] in ("|", ">")
-    if not block or count == 0:
-        return position
-    line = position.line + 1 + k
-    text = written[line - 1] if line <= len(written) else ""
-    return Position(position.file, line, len(text) - len(text.lstrip()) + 1)
+    return block_line(written, position, k) if count else position

@@ -21,10 +21,12 @@ def runner() -> CliRunner:
 
 @pytest.fixture
 def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A project folder with a copy of specs/ and generated/, as the current directory."""
+    """A project folder with a copy of specs/ and generated/, as the current directory, with a
+    cache of its own (CHGEN_CACHE: .chgen-cache in that folder)."""
     shutil.copytree(ROOT / "specs", tmp_path / "specs")
     shutil.copytree(ROOT / "generated", tmp_path / "generated")
     monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("CHGEN_CACHE", str(tmp_path / ".chgen-cache"))
     return tmp_path
 
 

@@ -38,20 +38,23 @@ def test_a_fresh_clone_is_clean_after_generate(tmp_path, monkeypatch, specs_dir,
     shutil.copytree(ROOT / tree_dir, tmp_path / "tree")
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("CHGEN_CACHE", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "home-cache"))
     committed = contents(tmp_path / "tree")
     assert tree.MANIFEST in committed
     result = generate(sorted((tmp_path / "specs").glob("*.yaml")), tmp_path / "tree")
     assert result.up_to_date and not result.written, result.diff
     assert result.rendered == len(list((tmp_path / "specs").glob("*.yaml")))
     assert contents(tmp_path / "tree") == committed
-    assert (tmp_path / ".chgen-cache" / "generate").is_dir()  # the cache went where git ignores
+    # the cache went to the user's cache folder, nothing into the project or beside the tree
+    assert (tmp_path / "home-cache" / "chgen" / "generate").is_dir()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["home-cache", "specs", "tree"]
 
 
 def test_the_committed_manifest_holds_no_fingerprints():
     for manifest in (ROOT / "generated" / tree.MANIFEST, GOLDEN / "tree" / tree.MANIFEST):
         text = manifest.read_text()
         assert '"inputs"' not in text and '"verified_examples"' not in text
-        assert text == tree.Manifest.read(manifest.parent).render()
+        assert text == tree.Manifest.read(manifest.parent.parent).render()
 
 
 @pytest.fixture
@@ -159,3 +162,18 @@ def test_hand_edits_are_reported_as_conflicts_and_nothing_is_written(project):
     forced = run(project, force=True)
     assert forced.written and f"{CHALLENGE}/starter/starter.cu" in forced.changed
     assert "// note" not in starter.read_text()
+
+
+def test_a_jax_reference_is_verified_again_when_jax_changes(monkeypatch):
+    """The verdict on reference_jax is JAX's: another JAX version gives another key; a spec
+    without reference_jax does not depend on JAX at all."""
+    from generator import example_check
+    from generator.spec import load_spec
+
+    with_jax = load_spec(ROOT / "specs" / "143_row_inverse_rms.yaml")
+    without = load_spec(ROOT / "specs" / SPEC)
+    assert with_jax.spec.reference_jax and without.spec.reference_jax is None
+    before = [example_check.example_fingerprint(item) for item in (with_jax, without)]
+    monkeypatch.setattr(example_check, "verifier_versions", lambda names: "jax=another")
+    after = [example_check.example_fingerprint(item) for item in (with_jax, without)]
+    assert after[0] != before[0] and after[1] == before[1]

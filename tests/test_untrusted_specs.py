@@ -45,6 +45,15 @@ SPEC_CODE_ATTACKS = {
     "hang": ("while True: pass", "did not finish within 3 s and was stopped"),
     "crash": ("import ctypes; ctypes.string_at(0)", "killed the checking process (SIGSEGV)"),
     "memory": ("x = bytearray(1 << 40)", "MemoryError"),
+    # a pickle, not a message, on every pipe it may write to (the protocol's among them)
+    "forged_message": (
+        "import fcntl, os; fds = [int(n) for n in os.listdir('/proc/self/fd') if int(n) > 2 and "
+        "os.path.lexists(f'/proc/self/fd/{n}') and "
+        "os.readlink(f'/proc/self/fd/{n}').startswith('pipe:')]; "
+        "[os.write(fd, bytes([128, 4, 149]) + b' (pickled)' + bytes([10])) for fd in fds if "
+        "fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_ACCMODE == os.O_WRONLY]",
+        "sent what chgen refuses (not a JSON message) and was stopped",
+    ),
 }
 
 
@@ -187,7 +196,7 @@ def test_a_failed_swap_leaves_the_old_tree_and_no_copies(tmp_path, monkeypatch):
     with pytest.raises(PermissionError):
         tree.write(root, output("new\n"))
     assert contents(root) == before
-    assert sorted(p.name for p in tmp_path.iterdir()) == [".generated.lock", "generated"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["generated"]
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root writes into read-only folders")
@@ -200,7 +209,7 @@ def test_a_read_only_tree_is_an_error_and_nothing_is_written(tmp_path):
         with pytest.raises(tree.UnsafeTree, match="is not writable"):
             tree.write(root, output("new\n"))
         assert contents(root)["a/one.txt"] == "old\n"
-        assert sorted(p.name for p in tmp_path.iterdir()) == [".generated.lock", "generated"]
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["generated"]
     finally:
         for directory in [root, root / "a", root / "a" / "b"]:
             directory.chmod(0o755)
@@ -230,21 +239,24 @@ from pathlib import Path
 from generator import tree
 when = sys.argv[2]
 real = tree._swap
-def swap(root, new_root):
+def swap(target, staged, scratch):
     if when == "before":
         os.kill(os.getpid(), signal.SIGKILL)
-    real(root, new_root)
+    real(target, staged, scratch)
     os.kill(os.getpid(), signal.SIGKILL)
 tree._swap = swap
 tree.write(Path(sys.argv[1]), tree.Output(
-    {"a/one.txt": "new\\n", "a/b/two.txt": "new\\nnew\\n", "c.txt": "added\\n"},
-    {"a/one.txt": "x", "a/b/two.txt": "x", "c.txt": "x"},
+    {"a/one.txt": "new\\n", "a/b/two.txt": "new\\nnew\\n", "c/three.txt": "added\\n"},
+    {"a/one.txt": "x", "a/b/two.txt": "x", "c/three.txt": "x"},
 ))
 """
 
 
 @pytest.mark.parametrize("when", ["before", "after"])
-def test_a_kill_during_the_swap_leaves_one_complete_tree(tmp_path, when):
+def test_a_kill_during_the_swap_leaves_every_directory_whole(tmp_path, when):
+    """Killed before its first exchange, a run changed nothing; killed after it, one directory is
+    new and whole, the other old and whole, and the next run finishes the job without taking
+    the first run's files for hand edits."""
     root = tmp_path / "generated"
     tree.write(root, output("old\n"))
     if not tree._can_exchange(root):
@@ -254,14 +266,54 @@ def test_a_kill_during_the_swap_leaves_one_complete_tree(tmp_path, when):
         [sys.executable, "-c", KILLED_WRITER, str(root), when], cwd=ROOT, timeout=300
     )
     assert done.returncode == -signal.SIGKILL
-    now = contents(root)
-    new_files = {"a/one.txt": "new\n", "a/b/two.txt": "new\nnew\n", "c.txt": "added\n"}
+    now = {k: v for k, v in contents(root).items() if not k.startswith(tree.STATE_DIR)}
     if when == "before":
-        assert now == old
+        assert now == {k: v for k, v in old.items() if not k.startswith(tree.STATE_DIR)}
     else:
-        assert {k: v for k, v in now.items() if k != tree.MANIFEST} == new_files
-    tree.write(root, output("old\n"), force=True)  # the next run clears what the kill left
-    assert sorted(p.name for p in tmp_path.iterdir()) == [".generated.lock", "generated"]
+        assert now == {"a/one.txt": "new\n", "a/b/two.txt": "new\nnew\n"}  # "a" swapped, "c" not
+    tree.write(root, output("old\n"))  # no --force: the files the kill left are chgen's own
+    assert contents(root) == old
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["generated"]
+    assert sorted(p.name for p in (root / tree.STATE_DIR).iterdir()) == ["manifest.json"]
+
+
+def test_only_the_rendered_directories_are_exchanged(tmp_path):
+    """A repository's root, its other folders and files chgen does not own stay as they are:
+    the same inodes, the same bytes (a shell standing in the root keeps its directory)."""
+    root = tmp_path / "repo"
+    (root / "docs").mkdir(parents=True)
+    (root / "docs" / "keep.md").write_text("mine\n")
+    (root / "a").mkdir()
+    (root / "a" / "notes.txt").write_text("not chgen's\n")
+    inode = root.stat().st_ino
+    tree.write(root, output("old\n"))
+    tree.write(root, output("new\n"))
+    assert root.stat().st_ino == inode
+    files = contents(root)
+    assert files["docs/keep.md"] == "mine\n" and files["a/notes.txt"] == "not chgen's\n"
+    assert files["a/one.txt"] == "new\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["repo"]
+    assert sorted(p.name for p in (root / ".chgen").iterdir()) == ["manifest.json"]
+
+
+def test_a_manifest_at_the_old_place_is_moved_into_the_state_folder(tmp_path):
+    root = tmp_path / "generated"
+    tree.write(root, output("old\n"))
+    manifest = (root / tree.MANIFEST).read_text()
+    (root / tree.MANIFEST).unlink()
+    (root / tree.STATE_DIR).rmdir()
+    (root / tree.LEGACY_MANIFEST).write_text(manifest)
+    (root / "a" / "one.txt").write_text("new\n")  # as another writer left it: a hand edit
+    with pytest.raises(tree.TreeConflict):
+        tree.write(root, output("old\n"))  # the old manifest is still read
+    (root / "a" / "one.txt").write_text("old\n")
+    changes = tree.write(root, output("old\n"))
+    assert [(c.path, c.kind) for c in changes] == [
+        (tree.LEGACY_MANIFEST, "removed"),
+        (tree.MANIFEST, "added"),
+    ]
+    assert not (root / tree.LEGACY_MANIFEST).exists()
+    assert (root / tree.MANIFEST).read_text() == manifest
 
 
 # ------------------------------------------------------------- chgen check --deep runs sandboxed
@@ -297,7 +349,7 @@ def test_deep_check_of_a_challenge_py_that_exits_is_a_finding(tmp_path):
 def test_deep_check_of_a_challenge_py_cannot_write_beside_it(tmp_path):
     from generator.checks.report import Options
     from generator.checks.runner import run
-    from generator.sandbox import bwrap_works
+    from generator.isolation.bwrap import bwrap_works
 
     if not bwrap_works():
         pytest.skip("bubblewrap does not work here")

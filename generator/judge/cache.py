@@ -1,4 +1,4 @@
-"""Content-addressed cache for builds and runs under .chgen-cache/ (or $CHGEN_CACHE).
+"""Content-addressed cache for builds and runs in the user's cache folder (or $CHGEN_CACHE).
 
 A build is keyed by the source's sha256, the language, the target architecture, the toolchain's
 version and chgen itself (every file of the installed package); a run by every field of its job
@@ -19,6 +19,8 @@ import tempfile
 import threading
 from pathlib import Path
 from typing import Any, Dict, Optional
+
+from generator.cache_dir import cache_root
 
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent  # generator/
 
@@ -74,7 +76,7 @@ class Cache:
         """`reuse=False` ignores stored runs (a forced re-run) but still stores new ones; builds
         are deterministic and always reused."""
         # Absolute: compilers run with the build folder as their working directory.
-        self.root = Path(root or os.environ.get("CHGEN_CACHE") or ".chgen-cache").resolve()
+        self.root = (Path(root) if root else cache_root()).resolve()
         self.reuse = reuse
         self._locks: Dict[str, threading.Lock] = {}
         self._guard = threading.Lock()

@@ -12,11 +12,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
+from generator.cache_dir import cache_root
 from generator.judge import verdicts as V
 from generator.judge.cache import Cache
 from generator.judge.toolchains import default_device, gpus, machine_facts
 
-DEFAULT_REPORT = Path(".chgen-cache") / "reports" / "test.json"
+DEFAULT_REPORT_NAME = Path("reports") / "test.json"
 
 
 class CommandError(Exception):
@@ -151,8 +152,8 @@ def print_result(result: Dict[str, Any], console: Any) -> None:
                 "the CPU (raise the limit with --cpu-max-elements N, or judge on a GPU)",
                 markup=False,
             )
-    perf = result.get("perf")
-    if perf:
+    perf = result.get("perf") or {}
+    if perf.get("median_ms") is not None:
         line = (
             f"performance: median {perf['median_ms']:.4f} ms, min {perf['min_ms']:.4f} ms, "
             f"spread {perf['spread']:.1%} over {perf['reps']} reps ({perf['clock']})"
@@ -164,6 +165,10 @@ def print_result(result: Dict[str, Any], console: Any) -> None:
         console.print(line, markup=False)
         if perf.get("note"):
             console.print(f"note: {perf['note']}", markup=False)
+    if perf.get("rounds"):
+        from generator.judge.report import rounds_line
+
+        console.print(rounds_line(perf["rounds"]), markup=False)
     forced = (result.get("env") or {}).get("forced_ranks")
     if forced:
         from generator.judge.report import ranks_line
@@ -193,6 +198,8 @@ def error_cell(case: Dict[str, Any], column: str) -> str:
     key = {"Max abs err": "max_abs", "Max rel err": "max_rel"}[column]
     if key not in case:
         return ""
+    if isinstance(case[key], str):  # "nan" or "inf": a failing element without a finite error
+        return case[key]
     return f"{case[key]:g}" if case.get("exact") else f"{case[key]:.2e}"
 
 
@@ -226,6 +233,8 @@ class TestArgs:
     cpu_max_elements: Optional[int] = None
     #: every case of a multi-GPU challenge on this many ranks instead of its own (--ranks)
     ranks: Optional[int] = None
+    #: only the jobs whose id matches one of these shell patterns (fnmatch); empty: all
+    only: List[str] = field(default_factory=list)
 
 
 def parse_seeds(text: Optional[str], seed: int) -> Optional[List[int]]:
@@ -255,7 +264,19 @@ def live_plan(args: TestArgs, cache: Cache) -> Any:
         plan = plan_from_specs(paths, args.tree_dir, args.solutions_dir, cache.root / "plan")
     except PlanError as exc:
         raise CommandError(str(exc)) from None
-    return only_kinds(plan, args.kinds)
+    return only_ids(only_kinds(plan, args.kinds), args.only)
+
+
+def only_ids(plan: Any, patterns: List[str]) -> Any:
+    """Keep the jobs whose id matches one of `patterns` (shell patterns, e.g.
+    `142_*/solution/optimized/*`); the proofs of the others are then not shown."""
+    import fnmatch
+
+    if patterns:
+        plan.jobs = [j for j in plan.jobs if any(fnmatch.fnmatch(j.id, p) for p in patterns)]
+        if not plan.jobs:
+            raise CommandError(f"no job matches {', '.join(patterns)}")
+    return plan
 
 
 def only_kinds(plan: Any, kinds: List[str]) -> Any:
@@ -308,7 +329,7 @@ def test_command(args: TestArgs, console: Any, err: Any) -> int:
             ]
             if not plan.jobs:
                 raise CommandError(f"the bundle has no jobs for {', '.join(wanted)}")
-        plan = only_kinds(plan, args.kinds)
+        plan = only_ids(only_kinds(plan, args.kinds), args.only)
     else:
         plan = live_plan(args, cache)
     if args.ranks is not None and not any(c.num_gpus > 1 for c in plan.challenges.values()):
@@ -316,7 +337,7 @@ def test_command(args: TestArgs, console: Any, err: Any) -> int:
             f"--ranks {args.ranks}: no multi-GPU challenge (num_gpus > 1) among these jobs"
         )
     report = run_suite(plan, args, device, mojo_runtime, cache, console, err, args.title)
-    json_out = args.json_out or DEFAULT_REPORT
+    json_out = args.json_out or cache_root() / DEFAULT_REPORT_NAME
     from generator.judge.report import markdown, write_json
 
     write_json(json_out, report)
@@ -400,8 +421,8 @@ def run_suite(
 
 def isolation_facts(device: str) -> Dict[str, Any]:
     """Which sandbox and limits the solutions of this run ran under."""
-    from generator.judge.process import FILE_SIZE_LIMIT, PROCESS_LIMIT, default_memory_limit
-    from generator.judge.sandbox import probe
+    from generator.isolation.limits import FILE_SIZE_LIMIT, PROCESS_LIMIT, default_memory_limit
+    from generator.isolation.probe import probe
 
     return {
         "sandbox": probe(device=device).describe(),
