@@ -178,8 +178,13 @@ def run_hooks(tree: Path, work: Path, imported: List[dict], generated: List[str]
         stem = entry["spec"][: -len(".yaml")]
         if stem not in generated:
             continue
-        difficulty = entry["challenge"].split("/")[0]
-        ours_dir = ours / "challenges" / difficulty / stem
+        difficulty, public_name = entry["challenge"].split("/")
+        # where generate wrote it: the public directory's own name, or <id>_<slug>
+        ours_dir = next(
+            (d for d in (ours / "challenges" / difficulty / n for n in (public_name, stem))
+             if d.is_dir()),
+            ours / "challenges" / difficulty / stem,
+        )  # fmt: skip
         for path in sorted(p for p in ours_dir.rglob("*") if p.is_file()):
             public = public_root / entry["challenge"] / path.relative_to(ours_dir)
             if not _same(public, path):

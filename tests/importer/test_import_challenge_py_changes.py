@@ -185,3 +185,27 @@ def test_the_comment_opening_the_performance_test_is_kept(runner, tmp_path: Path
     assert result.exit_code == 0, result.output
     (py,) = (tmp_path / "tree" / "challenges").rglob("201_scale_vector/challenge.py")
     assert opening + comment + "        N = 50000000\n" in py.read_text()
+
+
+def test_the_account_crosses_from_the_worker_as_checked_json():
+    import pytest
+
+    from generator.importer.report import Report
+    from generator.importer.result import Equivalence, ImportResult, from_json, to_json
+    from generator.isolation.channel import Refused
+
+    changes = account(ORIGINAL, regenerated(ORIGINAL))
+    result = ImportResult(
+        "1_twice.yaml", "id: 1\n", None, None, Report(), {}, Equivalence([], []), [],
+        challenge_py=changes, starters={"starter/starter.mojo": "migrated"},
+    )  # fmt: skip
+    back = from_json(json.loads(json.dumps(to_json(result))))
+    assert back.challenge_py == changes and back.starters == result.starters
+    forged = to_json(result)
+    forged["challenge_py"]["changes"][0]["cause"] = "anything at all"
+    with pytest.raises(Refused):
+        from_json(forged)
+    forged = to_json(result)
+    forged["starters"] = {"../elsewhere": "kept"}
+    with pytest.raises(Refused):
+        from_json(forged)
