@@ -7,8 +7,11 @@ runs it: `chgen import TREE --out SPECS --report` (timed) -> `chgen generate` of
 temporary tree with an empty cache (timed; a spec it refuses is dropped and the rest generated
 again) -> `chgen check TREE` (which public starters and pages pass the starter and HTML rules) ->
 file by file comparison of the regenerated tree with the public one (a page identical because an
-example keeps the page's own text, its `display`, is counted again apart) -> every regenerated Mojo
-starter built with Mojo (the judge's build command, two at a time, no warnings allowed).
+example keeps the page's own text, its `display`, is counted again apart) -> the public
+repository's pre-commit hooks (tests/public_hooks.py, with its own settings) on every regenerated
+file that differs from the public one -> every regenerated Mojo starter built with Mojo (the
+judge's build command, two at a time, no warnings allowed). The import's own account is recorded
+too: challenge.py files rewritten, their lines and causes, and what became of each starter.
 
 With --constructs it also counts, over the imported specs, challenge.py equivalent (the import's
 own check), challenge.py byte-identical, the cases that carry a seed, an output start (prefill),
@@ -44,6 +47,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from generator.languages.mojo import Mojo  # noqa: E402
+from tests import public_hooks  # noqa: E402
 
 CHGEN = [sys.executable, "-m", "generator"]
 STARTERS = (
@@ -159,6 +163,55 @@ def mojo_build(source: Path, workdir: Path) -> Tuple[bool, str]:
         return True, ""
     lines = [line for line in output.splitlines() if "error" in line or "warning" in line]
     return False, (lines or output.splitlines() or [f"exit {done.returncode}"])[0][:300]
+
+
+def run_hooks(tree: Path, work: Path, imported: List[dict], generated: List[str]) -> dict:
+    """The public repository's pre-commit hooks (tests/public_hooks.py) on every regenerated file
+    that differs from the public one, with the public tree's own settings beside them."""
+    ours = work / "tree"
+    for name in (".flake8", ".clang-format", "pyproject.toml"):
+        if (tree / name).is_file():
+            (ours / name).write_bytes((tree / name).read_bytes())
+    public_root = challenges_root(tree)
+    changed: List[Path] = []
+    for entry in imported:
+        stem = entry["spec"][: -len(".yaml")]
+        if stem not in generated:
+            continue
+        difficulty, public_name = entry["challenge"].split("/")
+        # where generate wrote it: the public directory's own name, or <id>_<slug>
+        ours_dir = next(
+            (d for d in (ours / "challenges" / difficulty / n for n in (public_name, stem))
+             if d.is_dir()),
+            ours / "challenges" / difficulty / stem,
+        )  # fmt: skip
+        for path in sorted(p for p in ours_dir.rglob("*") if p.is_file()):
+            public = public_root / entry["challenge"] / path.relative_to(ours_dir)
+            if not _same(public, path):
+                changed.append(path)
+    started = time.perf_counter()
+    failures = public_hooks.run_hooks(ours, changed)
+    by_hook: Dict[str, List[str]] = defaultdict(list)
+    for failure in failures:
+        by_hook[failure.hook].append(failure.path.removeprefix("challenges/"))
+    return {
+        "files": len(changed),
+        "failing_files": len({f.path for f in failures}),
+        "by_hook": {hook: sorted(set(paths)) for hook, paths in sorted(by_hook.items())},
+        "seconds": round(time.perf_counter() - started, 1),
+    }
+
+
+def adoption(report: dict) -> dict:
+    """The import's own account: challenge.py rewritten (lines, causes) and the starters."""
+    py = report.get("challenge_py", {})
+    return {
+        "challenge_py": {k: v for k, v in py.items() if k != "by_cause"},
+        "challenge_py_by_cause": [
+            {"cause": c["cause"], "count": c["count"]} for c in py.get("by_cause", [])
+        ],
+        "starters": report.get("starters", {}),
+    }
 
 
 # ------------------------------------------------------------------------------ comparison
@@ -388,6 +441,8 @@ def summary(data: dict) -> List[Tuple[str, str, str, bool]]:
     page_same = pages.get("identical_where_public_passes", 0)
     page_written = pages.get("identical_through_display_where_public_passes", 0)
     mojo = data["mojo"]
+    hooks = data["hooks"]
+    py = data["adoption"]["challenge_py"]
     seconds = data["seconds"]["import"] + data["seconds"]["generate"]
     rows = [
         ("imported", f"{data['imported']} of {total}", "", True),
@@ -408,6 +463,11 @@ def summary(data: dict) -> List[Tuple[str, str, str, bool]]:
          f"{data['comparison']['challenge_py_equivalent']} of {generated}", "", True),
         ("Mojo starters built without warnings", f"{mojo['built']} of {mojo['tried']}",
          "100%", mojo["tried"] > 0 and mojo["built"] == mojo["tried"]),
+        ("challenge.py rewritten (lines added / removed)",
+         f"{py.get('changed', 0)} of {py.get('compared', 0)} "
+         f"(+{py.get('lines_added', 0)} / -{py.get('lines_removed', 0)})", "", True),
+        ("rewritten files failing a hook of the public repository",
+         f"{hooks['failing_files']} of {hooks['files']}", "0", hooks["failing_files"] == 0),
         ("import + generate wall time", f"{seconds:.1f} s (load {data['load']})",
          f"<= {GOALS['import_generate_seconds']:g} s", seconds <= GOALS["import_generate_seconds"]),
     ]  # fmt: skip
@@ -469,6 +529,18 @@ def markdown(data: dict, rows) -> str:
     lines += ["", "## Pages that differ (public page passes the HTML rules)", ""]
     differing_pages = data["comparison"].get("pages_differing_where_public_passes", [])
     lines += [f"- {label}" for label in differing_pages] or ["none"]
+    lines += ["", "## challenge.py rewritten, by cause (challenges)", "",
+              "| cause | challenges |", "|---|---:|"]  # fmt: skip
+    for cause in data["adoption"]["challenge_py_by_cause"]:
+        lines.append(f"| {cause['cause']} | {cause['count']} |")
+    lines += ["", "## What became of each starter (imported challenges)", "",
+              "| starter | outcome | count |", "|---|---|---:|"]  # fmt: skip
+    for name, outcomes in data["adoption"]["starters"].items():
+        for outcome, count in outcomes.items():
+            lines.append(f"| {name} | {outcome} | {count} |")
+    lines += ["", "## Rewritten files failing a hook of the public repository", ""]
+    failing = data["hooks"]["by_hook"]
+    lines += [f"- {hook}: {', '.join(paths)}" for hook, paths in failing.items()] or ["none"]
     lines += ["", "## Mojo builds that fail", ""]
     failures = data["mojo"]["failures"]
     lines += [f"- {f['challenge']}: `{f['first_error']}`" for f in failures] or ["none"]
@@ -530,6 +602,7 @@ def main() -> None:
         mojo = {"tried": 0, "built": 0, "failures": []}
         if not args.no_mojo:
             mojo = build_mojo(work, imported, generated)
+        hooks = run_hooks(tree, work, imported, generated)
         construct_names = constructs(report, work / "specs") if args.constructs else None
         regenerated = (
             generated_equivalence(tree, work, imported, generated) if args.constructs else None
@@ -561,6 +634,8 @@ def main() -> None:
         "refused_by_reason": reasons,
         "comparison": comparison,
         "mojo": mojo,
+        "hooks": hooks,
+        "adoption": adoption(report),
     }
     if construct_names is not None:
         data["constructs"] = {key: len(labels) for key, labels in construct_names.items()}

@@ -566,6 +566,8 @@ def _import_tree(
                 f"{name} -> {result.spec_name} ({kept} of {len(result.identical)} identical; "
                 f"{batch.examples_phrase(result.page_parts)})"
             )
+            if result.challenge_py is not None and not result.challenge_py.identical:
+                shown += f"; {result.challenge_py.summary()}"
             out.print(f"  imported {shown}", markup=False)
         else:
             out.print(f"  refused  {name}: {outcome.reason}", markup=False)
@@ -579,6 +581,8 @@ def _import_tree(
     written = batch.write_specs(outcomes, specs_dir)
     sys.stdout.write(batch.table(outcomes))
     sys.stdout.write(batch.page_table(batch.page_tally(outcomes)))
+    sys.stdout.write(batch.py_table(outcomes))
+    sys.stdout.write(batch.starter_table(outcomes))
     imported = sum(o.imported for o in outcomes)
     summary = (
         f"{imported} of {len(outcomes)} challenge(s) imported into {specs_dir}/ "

@@ -44,20 +44,29 @@ def example_fingerprint(loaded: LoadedSpec) -> str:
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:16]
 
 
-def compile_function(name: str, params: list, body: str, namespace: Dict[str, Any]):
-    """Turn a spec code block (a function body) into a function of the solve parameters."""
+def compile_function(
+    name: str, params: list, body: str, namespace: Dict[str, Any], assertions: bool = True
+):
+    """Turn a spec code block (a function body) into a function of the solve parameters;
+    without `assertions`, as `python -O` compiles it (its assert statements left out)."""
     source = f"def {name}({', '.join(params)}):\n" + textwrap.indent(
         textwrap.dedent(body).strip("\n") or "pass", "    "
     )
-    exec(compile(source, f"<spec {name}>", "exec"), namespace)  # noqa: S102 - the author's code
+    code = compile(source, f"<spec {name}>", "exec", optimize=0 if assertions else 1)
+    exec(code, namespace)  # noqa: S102 - the author's code
     return namespace[name]
 
 
 def reference_function(reference: str, helpers: Optional[str], params: list, namespace):
     """The spec's reference as a function of the solve parameters, its helpers in reach: module
-    helpers in `namespace`, method helpers (and `self.device`, the CPU) on a stand-in `self`."""
+    helpers in `namespace`, method helpers (and `self.device`, the CPU) on a stand-in `self`.
+    Its assertions are left out: a reference's own (an imported challenge keeps its author's)
+    check the signature's dtypes, which the float64 runs depart from on purpose; challenge.py
+    runs them (the deep rules, every case)."""
     challenge = stand_in(helpers, namespace)
-    function = compile_function("reference", ["self"] + list(params), reference, namespace)
+    function = compile_function(
+        "reference", ["self"] + list(params), reference, namespace, assertions=False
+    )
     return lambda **values: function(challenge, **values)
 
 

@@ -20,7 +20,8 @@ from typing import Any, Collection, Dict, List, Mapping, Optional, Sequence, Tup
 import jinja2
 
 from generator import html
-from generator.challenge.pyfile import WORLD_SIZE
+from generator.challenge.case_names import slugify
+from generator.challenge.pyfile import WORLD_SIZE, asserted_tensors
 from generator.dtypes import lookup
 from generator.formatting import LINE_LENGTH, format_text
 from generator.languages import LANGUAGES, SigParam, for_gpus
@@ -190,6 +191,10 @@ def render_starters(spec: Spec, languages: Optional[Collection[str]] = None) -> 
     for lang in for_gpus(spec.num_gpus):  # the others are named on the page, with the reason
         if languages is not None and lang.key not in languages:
             continue
+        name = f"starter/{lang.starter_name}"
+        if lang.key in spec.kept_starters:
+            files[name] = format_text(lang.formatter, spec.kept_starters[lang.key], name)
+            continue
         typed = lang.starter_params(params) + (lang.rank_params() if ranks else [])
         grid = spec.scaffold.grid if spec.scaffold else []
         context = StarterContext(
@@ -203,7 +208,6 @@ def render_starters(spec: Spec, languages: Optional[Collection[str]] = None) -> 
             language_extras=lang.extra_context(params, ranks),
         )
         text = render_template(lang.template, context)
-        name = f"starter/{lang.starter_name}"
         files[name] = format_text(lang.formatter, text, name)
     return files
 
@@ -221,13 +225,11 @@ def py_number(value: Any) -> str:
 
 
 def tolerance_literal(value: float) -> str:
-    """1e-03 style for round tolerances (as the public set writes them), repr otherwise."""
-    if value == 0:
-        return "0"
-    if float(value).is_integer():  # an integer challenge's tolerance: atol = 1, not 1e+00
+    """Python's own spelling (0.001, 0.0001, 1e-05), as most of the public set writes each
+    tolerance; `0` and integers without a point."""
+    if float(value).is_integer():  # an integer challenge's tolerance: atol = 1, not 1.0
         return str(int(value))
-    short = f"{value:.0e}"
-    return short if float(short) == value else repr(value)
+    return repr(float(value))
 
 
 def shape_tuple(param: Param, overrides: Optional[Dict[str, Any]] = None) -> str:
@@ -316,10 +318,13 @@ class CaseCode:
         """The case's comment wrapped to flake8's line length at the method body's indent (a long
         note or name would otherwise make challenge.py fail E501)."""
         width = LINE_LENGTH - len(CASE_INDENT) - len("# ")
-        wrapped = textwrap.wrap(
-            self.comment, width=width, break_long_words=False, break_on_hyphens=False
-        )
-        return wrapped or [self.comment]
+        lines: List[str] = []
+        for line in self.comment.split("\n") if self.comment else []:
+            wrapped = textwrap.wrap(
+                line, width=width, break_long_words=False, break_on_hyphens=False
+            )
+            lines.extend(wrapped or [line])
+        return lines
 
 
 #: the base class's descriptor of each distribution, and the dtype it assumes when none is given
@@ -475,8 +480,16 @@ def example_code(spec: Spec, ex: Example) -> CaseCode:
     return with_output_shapes(spec, ex.shapes, code)
 
 
+def case_comment(case: Case) -> str:
+    """`name: note`, or the note alone when the name is the note's own words (`edge: 2x2, all
+    zeros` names `edge_2x2_all_zeros`), as imported cases are named from their comments."""
+    if case.note and slugify(case.note) == case.name:
+        return case.note
+    return case.name + (f": {case.note}" if case.note else "")
+
+
 def functional_code(spec: Spec, case: Case) -> CaseCode:
-    comment = case.name + (f": {case.note}" if case.note else "")
+    comment = case_comment(case)
     if case.example_number == 1:
         return with_world_size(CaseCode(comment, [], "self.generate_example_test()"), case.gpus)
     if case.example_number > 1:
@@ -487,6 +500,13 @@ def functional_code(spec: Spec, case: Case) -> CaseCode:
     code = case_code(spec, scalars, dists, case)
     code.comment = comment
     return with_world_size(code, case.gpus)
+
+
+def performance_code(spec: Spec) -> CaseCode:
+    """generate_performance_test's lines, after the comment its note gives (line by line)."""
+    perf = spec.performance
+    code = case_code(spec, perf.scalars, {**spec.defaults.inputs, **perf.inputs}, perf)
+    return CaseCode(perf.note or "", code.lines, code.call)
 
 
 def with_world_size(code: CaseCode, gpus: Optional[int]) -> CaseCode:
@@ -529,18 +549,44 @@ def shape_variants(spec: Spec, p: Param) -> List[str]:
 
 
 def assertions(spec: Spec) -> List[str]:
+    """A shape and a dtype assertion for each tensor, from the signature, where the reference
+    does not assert that tensor's shape (or dtype) itself (an imported challenge's own forms)."""
+    shape_done, dtype_done = asserted_tensors(ast.parse(spec.reference))
     checks = []
     for p in spec.signature:
-        if p.is_tensor:
+        if p.is_tensor and p.name not in shape_done:
             variants = shape_variants(spec, p)
             if len(variants) == 1:
                 checks.append(f"{p.name}.shape == {variants[0]}")
             else:
                 checks.append(f"{p.name}.shape in ({', '.join(variants)})")
     for p in spec.signature:
-        if p.is_tensor:
+        if p.is_tensor and p.name not in dtype_done:
             checks.append(f"{p.name}.dtype == torch.{lookup(p.dtype).torch}")
     return checks
+
+
+def reference_parts(reference: str) -> Tuple[List[str], bool, List[str]]:
+    """The reference's lines split after its leading docstring and assertions (chgen's own
+    assertions go there, so that an author's docstring stays first), whether a blank line
+    follows them (chgen's assertions alone always have one), and the rest."""
+    lines = textwrap.dedent(reference).strip("\n").splitlines()
+    end = 0
+    for index, node in enumerate(ast.parse("\n".join(lines)).body):
+        docstring = (
+            index == 0
+            and isinstance(node, ast.Expr)
+            and isinstance(node.value, ast.Constant)
+            and isinstance(node.value.value, str)
+        )
+        if not (docstring or isinstance(node, ast.Assert)):
+            break
+        end = node.end_lineno or node.lineno
+    rest = lines[end:]
+    gap = not end or (bool(rest) and not rest[0].strip())
+    while rest and not rest[0].strip():
+        rest = rest[1:]
+    return lines[:end], gap, rest
 
 
 @dataclass(frozen=True)
@@ -564,6 +610,10 @@ class ChallengePyContext(TemplateContext):
     num_gpus: int
     access_tier: str
     reference_declarations: str
+    #: the reference's own leading docstring and assertions, chgen's assertions after them
+    reference_head: List[str]
+    #: a blank line after those assertions (the author's choice where the reference has its own)
+    reference_gap: bool
     assertions: List[str]
     reference_lines: List[str]
     signature: List[SignatureEntry]
@@ -659,8 +709,7 @@ def challenge_py_context(spec: Spec) -> ChallengePyContext:
     make_doc = prefill_doc(spec.prefill, [p for p in spec.signature if p.direction == "out"])
     helper_functions_, helper_methods = helper_sources(spec.reference_helpers)
     helper_imports, helper_constants = helper_preamble_lines(spec.reference_helpers)
-    perf = spec.performance
-    perf_dists = {**spec.defaults.inputs, **perf.inputs}
+    reference_head, reference_gap, reference_lines = reference_parts(spec.reference)
     return ChallengePyContext(
         name=repr(spec.name).replace("'", '"'),
         atol=tolerance_literal(spec.atol),
@@ -670,8 +719,10 @@ def challenge_py_context(spec: Spec) -> ChallengePyContext:
         reference_declarations=", ".join(
             f"{p.name}: {python_annotation(p)}" for p in spec.signature
         ),
+        reference_head=reference_head,
+        reference_gap=reference_gap,
         assertions=assertions(spec),
-        reference_lines=textwrap.dedent(spec.reference).strip("\n").splitlines(),
+        reference_lines=reference_lines,
         signature=[SignatureEntry(p.name, ctype_of(p), p.direction) for p in spec.signature],
         make_declarations=", ".join(f"{p.name}: {python_annotation(p)}" for p in make_params),
         make_entries=[
@@ -681,7 +732,7 @@ def challenge_py_context(spec: Spec) -> ChallengePyContext:
         make_doc=make_doc,
         example=example_code(spec, spec.example),
         cases=[functional_code(spec, case) for case in spec.functional],
-        performance=case_code(spec, perf.scalars, perf_dists, perf),
+        performance=performance_code(spec),
         base_imports=", ".join(["ChallengeBase"] + descriptor_used(spec)),
         helper_imports=helper_imports,
         helper_constants=helper_constants,

@@ -18,6 +18,7 @@ from typing import Iterable, List, Optional, Tuple
 
 from generator.checks.registry import ERROR, Finding
 from generator.checks.report import DEFAULT_CASES, Options, Report
+from generator.languages import BY_KEY
 from generator.spec.loader import LoadedSpec
 from generator.spec.yamlpos import PathKey, Position, SpecError, block_line
 
@@ -202,6 +203,9 @@ def _candidates(loaded: LoadedSpec, name: str) -> Iterable[Tuple[PathKey, str]]:
         return
     for language, code in spec.starter_helpers.items():
         yield ("starter_helpers", language), code
+    for language, code in spec.kept_starters.items():
+        if name.endswith(f"/{BY_KEY[language].starter_name}"):
+            yield ("kept_starters", language), code
 
 
 def _code_inputs(spec) -> Iterable[Tuple[PathKey, str]]:

@@ -82,4 +82,7 @@ def test_integer_outputs_render_their_prefill_and_tolerances_as_integers():
     py = challenge_py_context(load_spec(GOLDEN / "specs" / "13_histogramming.yaml").spec)
     assert py.make_doc == ", outputs pre-filled with 123"
     assert (py.atol, py.rtol) == ("0", "0")
-    assert [tolerance_literal(v) for v in (0.0, 1.0, 1e-5, 2.5e-3)] == ["0", "1", "1e-05", "0.0025"]
+    values = (0.0, 1.0, 1e-5, 2.5e-3, 1e-3, 1e-4, 0.05)
+    assert [tolerance_literal(v) for v in values] == [
+        "0", "1", "1e-05", "0.0025", "0.001", "0.0001", "0.05"
+    ]  # fmt: skip

@@ -12,7 +12,7 @@ import io
 import textwrap
 import tokenize
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Set, Tuple
 
 from generator.challenge import ctypes_table
 from generator.challenge.ctypes_table import CType
@@ -313,6 +313,60 @@ def _header_end(lines: List[str], fn: ast.FunctionDef) -> int:
     except (tokenize.TokenError, SyntaxError):
         pass
     return fn.lineno
+
+
+# --------------------------------------------------------------------------- assertions
+
+SHAPE_ATTRS = {"shape", "ndim"}
+SHAPE_METHODS = {"size", "dim", "numel", "ndimension"}
+
+
+def asserted_tensors(code: ast.AST) -> Tuple[Set[str], Set[str]]:
+    """(names whose shape, names whose dtype) an `assert` in `code` reads (`x.shape`, `x.size()`,
+    `x.dtype`; a loop variable over a literal tuple of names stands for each of them): what rules
+    P012 and P013 ask reference_impl to check, and what chgen then does not assert again."""
+    aliases = _loop_aliases(code)
+    shape: Set[str] = set()
+    dtype: Set[str] = set()
+    for node in walk(code):
+        if not isinstance(node, ast.Assert):
+            continue
+        for name in _receivers(node.test, SHAPE_ATTRS, SHAPE_METHODS):
+            shape.update(aliases.get(name, {name}))
+        for name in _receivers(node.test, {"dtype"}, set()):
+            dtype.update(aliases.get(name, {name}))
+    return shape, dtype
+
+
+def _loop_aliases(function: ast.AST) -> Dict[str, Set[str]]:
+    """Loop and comprehension variables that run over a literal tuple of names."""
+    aliases: Dict[str, Set[str]] = {}
+    for node in walk(function):
+        pairs = []
+        if isinstance(node, ast.For):
+            pairs.append((node.target, node.iter))
+        elif isinstance(node, ast.comprehension):
+            pairs.append((node.target, node.iter))
+        for target, iterable in pairs:
+            if isinstance(target, ast.Name) and isinstance(iterable, (ast.Tuple, ast.List)):
+                names = {e.id for e in iterable.elts if isinstance(e, ast.Name)}
+                aliases.setdefault(target.id, set()).update(names)
+    return aliases
+
+
+def _receivers(node: ast.AST, attrs: Set[str], methods: Set[str]) -> Set[str]:
+    found = set()
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Attribute) and sub.attr in attrs and isinstance(sub.value, ast.Name):
+            found.add(sub.value.id)
+        if (
+            isinstance(sub, ast.Call)
+            and isinstance(sub.func, ast.Attribute)
+            and sub.func.attr in methods
+            and isinstance(sub.func.value, ast.Name)
+        ):
+            found.add(sub.func.value.id)
+    return found
 
 
 # ------------------------------------------------------------------------------ traversal

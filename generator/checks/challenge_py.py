@@ -9,6 +9,7 @@ from generator.challenge.pyfile import (
     ATTRIBUTES,
     REQUIRED_METHODS,
     ChallengePy,
+    asserted_tensors,
     read_challenge_py,
     walk,
 )
@@ -58,8 +59,6 @@ RANDOM_METHODS = {
     "log_normal_",
     "geometric_",
 }
-SHAPE_ATTRS = {"shape", "ndim"}
-SHAPE_METHODS = {"size", "dim", "numel", "ndimension"}
 
 
 def pos(node: ast.AST) -> tuple:
@@ -313,50 +312,10 @@ def _jax_reference_params(
         )
 
 
-def _loop_aliases(function: ast.AST) -> Dict[str, Set[str]]:
-    """Loop and comprehension variables that run over a literal tuple of names."""
-    aliases: Dict[str, Set[str]] = {}
-    for node in walk(function):
-        pairs = []
-        if isinstance(node, ast.For):
-            pairs.append((node.target, node.iter))
-        elif isinstance(node, ast.comprehension):
-            pairs.append((node.target, node.iter))
-        for target, iterable in pairs:
-            if isinstance(target, ast.Name) and isinstance(iterable, (ast.Tuple, ast.List)):
-                names = {e.id for e in iterable.elts if isinstance(e, ast.Name)}
-                aliases.setdefault(target.id, set()).update(names)
-    return aliases
-
-
-def _receivers(node: ast.AST, attrs: Set[str], methods: Set[str]) -> Set[str]:
-    found = set()
-    for sub in ast.walk(node):
-        if isinstance(sub, ast.Attribute) and sub.attr in attrs and isinstance(sub.value, ast.Name):
-            found.add(sub.value.id)
-        if (
-            isinstance(sub, ast.Call)
-            and isinstance(sub.func, ast.Attribute)
-            and sub.func.attr in methods
-            and isinstance(sub.func.value, ast.Name)
-        ):
-            found.add(sub.func.value.id)
-    return found
-
-
 def _reference_asserts(
     model: ChallengePy, reference: ast.FunctionDef, report: Report, where: str
 ) -> None:
-    aliases = _loop_aliases(reference)
-    shape: Set[str] = set()
-    dtype: Set[str] = set()
-    for node in walk(reference):
-        if not isinstance(node, ast.Assert):
-            continue
-        for name in _receivers(node.test, SHAPE_ATTRS, SHAPE_METHODS):
-            shape.update(aliases.get(name, {name}))
-        for name in _receivers(node.test, {"dtype"}, set()):
-            dtype.update(aliases.get(name, {name}))
+    shape, dtype = asserted_tensors(reference)
     params = {a.arg for a in reference.args.args}
     line, col = pos(reference)
     for entry in model.tensors:

@@ -11,12 +11,13 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional
 
 from generator.importer.isolated import ImportPool, Outcome, refused
+from generator.importer.pychanges import CAUSES
 from generator.naming import DIFFICULTIES
 
 
@@ -215,6 +216,22 @@ def _imported_entry(outcome: Outcome) -> Dict[str, Any]:
         "not_equivalent": result.equivalence.problems(),
         "notes": len(result.report.lines()),
         "page_parts": result.page_parts,
+        "challenge_py": _py_entry(result.challenge_py),
+        "starters": dict(result.starters),
+    }
+
+
+def _py_entry(changes: Any) -> Optional[Dict[str, Any]]:
+    if changes is None:
+        return None
+    return {
+        "identical": changes.identical,
+        "lines_added": changes.added,
+        "lines_removed": changes.removed,
+        "summary": changes.summary(),
+        "changes": [
+            {"cause": c.cause, "why": c.why, "details": c.details} for c in changes.changes
+        ],
     }
 
 
@@ -245,12 +262,74 @@ def report_data(outcomes: List[Outcome], seconds: float, jobs: int, timeout: flo
         ],  # fmt: skip
         "page_parts": page_tally(outcomes),
         "results": [_imported_entry(o) if o.imported else _refused_entry(o) for o in outcomes],
+        "challenge_py": py_totals(outcomes),
+        "starters": starter_totals(outcomes),
     }
+
+
+def py_totals(outcomes: List[Outcome]) -> Dict[str, Any]:
+    """Over the imported challenges: challenge.py files changed, their lines, and per cause the
+    challenges it applies to (the most frequent cause first)."""
+    results = [o for o in outcomes if o.imported and o.result.challenge_py is not None]
+    changed = [o for o in results if not o.result.challenge_py.identical]
+    by_cause: "OrderedDict[str, List[str]]" = OrderedDict((c, []) for c in CAUSES)
+    for outcome in changed:
+        for cause in outcome.result.challenge_py.causes():
+            by_cause[cause].append(label(outcome.directory))
+    causes = [
+        {"cause": cause, "why": CAUSES[cause], "count": len(names), "challenges": names}
+        for cause, names in by_cause.items()
+        if names
+    ]
+    return {
+        "compared": len(results),
+        "changed": len(changed),
+        "lines_added": sum(o.result.challenge_py.added for o in changed),
+        "lines_removed": sum(o.result.challenge_py.removed for o in changed),
+        "by_cause": sorted(causes, key=lambda c: -c["count"]),
+    }
+
+
+def starter_totals(outcomes: List[Outcome]) -> Dict[str, Dict[str, int]]:
+    """Per starter file, how many of the imported challenges' starters ended which way."""
+    totals: Dict[str, Counter] = {}
+    for outcome in outcomes:
+        if outcome.imported:
+            for name, status in outcome.result.starters.items():
+                totals.setdefault(name.removeprefix("starter/"), Counter())[status] += 1
+    return {name: dict(sorted(counts.items())) for name, counts in sorted(totals.items())}
 
 
 def write_report(data: dict, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+
+
+def py_table(outcomes: List[Outcome]) -> str:
+    """challenge.py's changes by cause: how many challenges each applies to, and why."""
+    totals = py_totals(outcomes)
+    if not totals["changed"]:
+        return ""
+    width = max(len(c["cause"]) for c in totals["by_cause"])
+    lines = [
+        f"challenge.py: {totals['changed']} of {totals['compared']} rewritten, "
+        f"+{totals['lines_added']} -{totals['lines_removed']} lines, by cause:",
+    ]
+    for cause in totals["by_cause"]:
+        lines.append(f"  {cause['cause']:{width}}  {cause['count']:4}  {cause['why']}")
+    return "\n".join(lines) + "\n"
+
+
+def starter_table(outcomes: List[Outcome]) -> str:
+    """What became of the starters, per file: identical, kept, migrated, chgen's form (why)."""
+    totals = starter_totals(outcomes)
+    if not totals:
+        return ""
+    lines = ["starters:"]
+    for name, counts in totals.items():
+        shown = ", ".join(f"{status} {count}" for status, count in counts.items())
+        lines.append(f"  {name:20} {shown}")
+    return "\n".join(lines) + "\n"
 
 
 def table(outcomes: List[Outcome]) -> str:

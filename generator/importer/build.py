@@ -27,6 +27,8 @@ import torch
 from generator.challenge.page import BULLET, blank_before_bullet, describe_losses
 from generator.challenge.page import read_page as read_page_facts
 from generator.challenge.page import text_losses
+from generator.checks.report import Options
+from generator.checks.runner import run as run_checks
 from generator.dtypes import lookup
 from generator.example_check import reference_function, start_value, verify_example
 from generator.html import example_form, example_titles, literal_dims, performance_bullet
@@ -35,6 +37,7 @@ from generator.importer import html as page_reader
 from generator.importer import infer, pyast, starters
 from generator.importer.equivalence import Equivalence, compare
 from generator.importer.infer import ParamInfo
+from generator.importer.pychanges import account
 from generator.importer.replay import ReplayError
 from generator.importer.report import ImportFailure, Report
 from generator.importer.result import ImportResult
@@ -50,17 +53,16 @@ from generator.importer.trace import (
 from generator.importer.writer import dump_spec
 from generator.languages import LANGUAGES, SigParam
 from generator.naming import DIFFICULTIES, SLUG_RE, URL_NAME_RE
-from generator.render import CORE_BASE, assertions, render_challenge, render_core, render_page
+from generator.render import CORE_BASE, challenge_dir, render_challenge, render_core, render_page
 from generator.resources import template_dir
 from generator.spec import SpecErrors, load_spec
 from generator.spec import shapes as shape_exprs
-from generator.spec.model import EXAMPLE_DRAW_KINDS, REFERENCE_OUTPUTS
+from generator.spec.model import EXAMPLE_DRAW_KINDS, HELPER_MODULES, REFERENCE_OUTPUTS
 
 DIR_RE = re.compile(r"^(\d+)_(\w+)$")
 STARTERS = tuple(lang.starter_name for lang in LANGUAGES)
 #: starters a tree may lack without that being a difference (languages newer than the tree)
 OPTIONAL_STARTERS = {lang.starter_name for lang in LANGUAGES if not lang.required_in_tree}
-_KNOWN_METHODS = set(pyast.METHODS) | {"_make"}
 
 
 def _locate(directory: Path, report: Report) -> Tuple[int, str, str]:
@@ -140,12 +142,13 @@ def _reference(source: pyast.ChallengeSource, params: List[ParamInfo], report: R
         for n in sorted(ref.free_names)
         if n in source.imports and n not in source.helper_imports
     ]
-    if imports:
+    inside = [line for line in imports if not is_helper_import(line)]
+    if inside:
         report.note(
-            "reference: " + "; ".join(f"`{line}`" for line in imports) + " moved into the body "
-            "(the generated challenge.py imports only ctypes, typing and torch)"
+            "reference: " + "; ".join(f"`{line}`" for line in inside) + " moved into the body "
+            "(a spec's reference_helpers import math and torch modules only)"
         )
-        body = "\n".join(imports) + "\n" + body
+        body = "\n".join(inside) + "\n" + body
     module_level = sorted(
         n for n in ref.free_names if n in source.module_names and n not in source.helper_names
     )
@@ -164,19 +167,29 @@ def _reference(source: pyast.ChallengeSource, params: List[ParamInfo], report: R
             "reference uses `self` beyond its helpers and self.device, which a spec's reference "
             "cannot (not representable)"
         )
-    if ref.docstring:
-        report.note("reference_impl's docstring is dropped")
-    extra = [
-        m
-        for m in source.methods
-        if m not in _KNOWN_METHODS and m != "reference_impl_jax" and m not in source.helper_names
-    ]
-    if extra:
-        report.note(
-            "methods " + ", ".join(extra) + " are not carried over: their cases are "
-            "recorded as data"
-        )
     return body.rstrip("\n") + "\n"
+
+
+def is_helper_import(line: str) -> bool:
+    """An import reference_helpers may hold (math and torch modules): challenge.py keeps it at
+    module level, where the author wrote it."""
+    node = ast.parse(line).body[0]
+    modules = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module]
+    return all((m or "").split(".")[0] in HELPER_MODULES for m in modules)
+
+
+def reference_helpers(source: pyast.ChallengeSource) -> Optional[str]:
+    """What the reference reaches besides its body: the module imports of math and torch
+    modules it names (kept at module level), then the helpers pyast found."""
+    imports = [
+        source.imports[n]
+        for n in sorted(source.reference.free_names)
+        if n in source.imports and is_helper_import(source.imports[n])
+    ]
+    helpers = source.helpers or ""
+    missing = [line for line in imports if line not in helpers.splitlines()]
+    text = "\n\n".join(part for part in ("\n".join(missing), helpers) if part)
+    return text + "\n" if text else None
 
 
 def _reference_jax(
@@ -224,25 +237,6 @@ def _self_is_representable(tree: ast.AST, helpers: set) -> bool:
             if node.value.id == "self" and node.attr not in helpers | {"device"}:
                 return False
     return True
-
-
-def _report_asserts(source: pyast.ChallengeSource, spec_like: Any, report: Report) -> None:
-    ours = {" ".join(ast.unparse(ast.parse(f"assert {c}")).split()) for c in assertions(spec_like)}
-    replaced = [a for a in source.reference.dropped_asserts if a not in ours]
-    devices = [a for a in replaced if ".device" in a]
-    others = [a for a in replaced if ".device" not in a]
-    if devices:
-        report.note(f"reference: {len(devices)} device assertion(s) dropped (runners differ)")
-    if others:
-        report.note(
-            "reference: assertions replaced by chgen's per-parameter shape and dtype checks: "
-            + "; ".join(f"`{a}`" for a in others)
-        )
-    if source.reference.dropped_locals:
-        report.note(
-            "reference: sizes only the replaced assertions read are dropped with them: "
-            + "; ".join(f"`{a}`" for a in source.reference.dropped_locals)
-        )
 
 
 # --------------------------------------------------------------------------------- cases
@@ -660,6 +654,7 @@ class _Read:
     notes: List[Optional[str]]
     sizes: List[str]
     seed: int
+    findings: List[Any]  # what `chgen check` (static) finds in the original
 
 
 def import_challenge(
@@ -722,6 +717,8 @@ def import_challenge(
     if _case_shapes(read.params, "performance"):
         performance["shapes"] = _case_shapes(read.params, "performance")
     performance.update(_case_form(perf_case, found.prefill))
+    if read.source.performance_note:
+        performance["note"] = read.source.performance_note
     svg_name = f"{challenge_id}_{slug}.svg" if page.svg and not inline_svg else None
     data: Dict[str, Any] = {
         "id": challenge_id,
@@ -734,7 +731,7 @@ def import_challenge(
         "atol": attrs["atol"],
         "rtol": attrs["rtol"],
         "signature": _signature(read.params, _latex(read.params, read.sizes, page)),
-        "reference_helpers": read.source.helpers + "\n" if read.source.helpers else None,
+        "reference_helpers": reference_helpers(read.source),
         "reference": reference,
         **_reference_jax(read.source, read.params, report),
         "description": page.description + "\n",
@@ -946,11 +943,8 @@ def _original_rule_codes(
     does one writing 1-D data as one-row bmatrices (kept as the page's text, its `display`)."""
     from generator.challenge.page import example_forms, multi_row_matrix, read_page
     from generator.checks.registry import ERROR
-    from generator.checks.report import Options
-    from generator.checks.runner import run as run_checks
 
-    findings = run_checks([read.directory], Options()).findings
-    found = {f.code for f in findings if f.severity == ERROR and not f.code.startswith("G")}
+    found = {f.code for f in read.findings if f.severity == ERROR and not f.code.startswith("G")}
     parsed = read_page(page_text)
     forms = example_forms(parsed)
     example = read.run.example.values if read.run.example is not None else {}
@@ -1004,7 +998,8 @@ def _read(directory: Path, seed: int, report: Report) -> _Read:
         for n in shape_exprs.names(shape_exprs.dimension(d))
     }
     sizes = [p.name for p in params if not p.is_tensor and p.name in used]
-    return _Read(directory, source, instance, run, params, names, notes, sizes, seed)
+    findings = run_checks([directory], Options()).findings
+    return _Read(directory, source, instance, run, params, names, notes, sizes, seed, findings)
 
 
 @dataclass
@@ -1082,7 +1077,14 @@ def _examples(
     else:
         inputs = _example_inputs(read.params, example, read.seed, report)
         computed = _reference_outputs(
-            read.params, reference, scalars, inputs, read.instance, example, prefill
+            read.params,
+            reference,
+            scalars,
+            inputs,
+            read.instance,
+            example,
+            prefill,
+            reference_helpers(read.source),
         )
         shown = page.examples[0].shown if page.examples else None
         outputs = _example_outputs(
@@ -1216,8 +1218,9 @@ def _page_example(
         inputs[p.name] = infer.nested(tensor.reshape(shape).tolist(), lookup(p.dtype).kind)
     scalars = {p.name: scalars[p.name] for p in params if not p.is_tensor}
     try:
+        helpers = reference_helpers(read.source)
         computed = _reference_outputs(
-            params, reference, scalars, inputs, read.instance, None, prefill, read.source.helpers
+            params, reference, scalars, inputs, read.instance, None, prefill, helpers
         )
     except ImportFailure as exc:
         return _text_only(written, number, str(exc), report)
@@ -1568,20 +1571,18 @@ def _finish(
     page_text: Optional[str],
     report: Report,
 ) -> ImportResult:
-    """Load and render the spec like any other; compare everything with the originals. With
+    """Load and render the spec like any other; keep the original starters that differ where
+    no rule objects (and render again); compare everything with the originals. With
     `page_text`, the page it renders must show every word that page shows (else the challenge
     is refused, naming what would be lost)."""
     with tempfile.TemporaryDirectory(prefix="chgen-import-") as tmp:
         root = Path(tmp)
-        spec_path = _write_spec(root, data, spec_name, svg_name, svg_text)
-        try:
-            loaded = load_spec(spec_path, root)
-        except SpecErrors as exc:
-            raise ImportFailure(
-                "the spec written does not load (not representable):\n"
-                + "\n".join(e.render() for e in exc.errors)
-            ) from None
-        _report_asserts(read.source, loaded.spec, report)
+        loaded, files = _load_and_render(root, data, spec_name, svg_name, svg_text)
+        outcomes = _kept_starters(read, files, challenge_dir(loaded.spec), report)
+        kept = {key: o.text for key, o in outcomes.items() if o.text is not None}
+        if kept:
+            data["kept_starters"] = kept
+            loaded, files = _load_and_render(root, data, spec_name, svg_name, svg_text)
         generate_errors: List[str] = []
         # Here, in the import worker (generator/importer/isolated.py: its own process, killed past
         # its time limit), the challenge's own code has already run; its example is verified in
@@ -1594,16 +1595,18 @@ def _finish(
                 report.note(
                     f"chgen generate refuses this spec until it is fixed by hand: {error.message}"
                 )
-        try:
-            files = render_challenge(loaded)
-        except Exception as exc:  # a spec chgen loads but cannot render is a chgen gap
-            raise ImportFailure(
-                f"chgen cannot render the spec: {type(exc).__name__}: {exc} (not representable)"
-            ) from None
         rendered_dir = _write_tree(root / "tree", loaded, files)
         if page_text is not None:
             _refuse_lost_text(page_text, files[f"{rendered_dir}/challenge.html"])
-        identical = _compare_files(read.directory, files, rendered_dir, report)
+        identical = _compare_files(read.directory, files, rendered_dir)
+        py_changes = account(
+            (read.directory / "challenge.py").read_text(encoding="utf-8"),
+            files[f"{rendered_dir}/challenge.py"],
+        )
+        if not py_changes.identical:
+            report.note(py_changes.summary())
+            for line in py_changes.lines():
+                report.note(line)
         try:
             generated = load_challenge(
                 root / "tree" / rendered_dir / "challenge.py", root / "tree" / CORE_BASE
@@ -1626,7 +1629,68 @@ def _finish(
         read.names,
         generate_errors,
         page_parts(data),
+        py_changes,
+        {o.name: o.status for o in outcomes.values()},
     )
+
+
+def _load_and_render(
+    root: Path,
+    data: Dict[str, Any],
+    spec_name: str,
+    svg_name: Optional[str],
+    svg_text: Optional[str],
+) -> Tuple[Any, Dict[str, str]]:
+    """The spec written into `root`, loaded and rendered as `chgen generate` would."""
+    spec_path = _write_spec(root, data, spec_name, svg_name, svg_text)
+    try:
+        loaded = load_spec(spec_path, root)
+    except SpecErrors as exc:
+        raise ImportFailure(
+            "the spec written does not load (not representable):\n"
+            + "\n".join(e.render() for e in exc.errors)
+        ) from None
+    try:
+        return loaded, render_challenge(loaded)
+    except Exception as exc:  # a spec chgen loads but cannot render is a chgen gap
+        raise ImportFailure(
+            f"chgen cannot render the spec: {type(exc).__name__}: {exc} (not representable)"
+        ) from None
+
+
+def _kept_starters(
+    read: _Read, files: Dict[str, str], rendered_dir: str, report: Report
+) -> Dict[str, starters.Kept]:
+    """Per language key, what becomes of each original starter (see starters.keep_or_rewrite):
+    kept as written where its `text` is set; every starter that differs from chgen's is
+    reported, kept or not."""
+    from generator.checks.registry import ERROR
+
+    directions = {p.name: p.direction for p in read.params if p.is_tensor}
+    outcomes: Dict[str, starters.Kept] = {}
+    for lang in LANGUAGES:
+        name = f"starter/{lang.starter_name}"
+        original = read.directory / name
+        generated = files.get(f"{rendered_dir}/{name}")
+        if generated is None or not original.is_file():
+            if generated is not None and lang.starter_name not in OPTIONAL_STARTERS:
+                why = starters.difference(name, None, generated)
+                report.note(why)
+                outcomes[lang.key] = starters.Kept(name, None, why, "added")
+            continue
+        old = original.read_text(encoding="utf-8")
+        if old == generated:
+            outcomes[lang.key] = starters.Kept(name, None, "", "identical")
+            continue
+        flagged = [
+            (f.code, f.message)
+            for f in read.findings
+            if f.severity == ERROR and f.path == str(original)
+        ]
+        outcome = starters.keep_or_rewrite(lang, old, generated, flagged, directions)
+        report.note(outcome.why)
+        outcomes[lang.key] = outcome
+    return outcomes
 
 
 def _refuse_lost_text(original: str, rendered: str) -> None:
@@ -1669,10 +1733,8 @@ def _write_tree(tree: Path, loaded: Any, files: Dict[str, str]) -> str:
     return f"challenges/{loaded.spec.difficulty}/{loaded.spec.dir_name}"
 
 
-def _compare_files(
-    directory: Path, files: Dict[str, str], rendered_dir: str, report: Report
-) -> Dict[str, bool]:
-    """Which rendered files equal their originals; every differing starter is reported."""
+def _compare_files(directory: Path, files: Dict[str, str], rendered_dir: str) -> Dict[str, bool]:
+    """Which rendered files equal their originals."""
     identical: Dict[str, bool] = {}
     for name in ("challenge.py", "challenge.html") + tuple(f"starter/{s}" for s in STARTERS):
         original = directory / name
@@ -1681,8 +1743,6 @@ def _compare_files(
         if old is None and name.removeprefix("starter/") in OPTIONAL_STARTERS:
             continue
         identical[name] = old == generated
-        if name.startswith("starter/") and old != generated:
-            report.note(starters.difference(name, old, generated))
     return identical
 
 

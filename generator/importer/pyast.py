@@ -30,7 +30,7 @@ class SourceError(Exception):
 @dataclass
 class Reference:
     params: List[str]
-    body: str  # verbatim, dedented, without the assertions chgen regenerates
+    body: str  # verbatim, dedented, without the device assertions (rule P014)
     dropped_asserts: List[str]  # source of every assertion removed from the body
     #: source of every assignment removed with them (a size only those assertions read)
     dropped_locals: List[str]
@@ -75,6 +75,8 @@ class ChallengeSource:
     #: names, and theirs), as a spec's reference_helpers source; None when there are none
     helpers: Optional[str] = None
     helper_names: Set[str] = field(default_factory=set)
+    #: the comment lines that open generate_performance_test ("\n" between them), if any
+    performance_note: Optional[str] = None
     helper_imports: Set[str] = field(default_factory=set)  # names whose import helpers carry
     reference_jax: Optional[JaxReference] = None
 
@@ -211,34 +213,36 @@ def _locals_only_asserts_read(kept: List[ast.stmt], asserts: List[ast.Assert]) -
         dead += newly
 
 
+def checks_devices(node: ast.stmt) -> bool:
+    """An assertion that reads a `.device` (rule P014 forbids them: references also run on XLA
+    devices); chgen drops it."""
+    return isinstance(node, ast.Assert) and any(
+        isinstance(sub, ast.Attribute) and sub.attr == "device" for sub in ast.walk(node)
+    )
+
+
 def _reference(method: Method, lines: List[str]) -> Reference:
+    """The body as written, its docstring and assertions included, less the device assertions
+    (and any size only they read)."""
     fn = method.node
     params = method.params
     start = method.header_end  # body text starts on the next line
     removed: Set[int] = set()
     dropped: List[str] = []
     kept: List[ast.stmt] = []
-    asserts: List[ast.Assert] = []
+    devices: List[ast.Assert] = []
+    meta: List[ast.Assert] = []
     dropped_locals: List[str] = []
-    docstring = False
-    for index, node in enumerate(fn.body):
-        span = range(node.lineno, node.end_lineno + 1)
-        is_doc = (
-            index == 0
-            and isinstance(node, ast.Expr)
-            and isinstance(node.value, ast.Constant)
-            and isinstance(node.value.value, str)
-        )
-        if is_doc or is_regenerated_assert(node):
-            removed.update(span)
-            if is_doc:
-                docstring = True
-            else:
-                asserts.append(node)
-                dropped.append(" ".join(ast.unparse(node).split()))
+    for node in fn.body:
+        if is_regenerated_assert(node):
+            meta.append(node)
+        if checks_devices(node):
+            removed.update(range(node.lineno, node.end_lineno + 1))
+            devices.append(node)
+            dropped.append(" ".join(ast.unparse(node).split()))
         else:
             kept.append(node)
-    for node in _locals_only_asserts_read(kept, asserts):
+    for node in _locals_only_asserts_read(kept, devices):
         kept.remove(node)
         removed.update(range(node.lineno, node.end_lineno + 1))
         dropped_locals.append(" ".join(ast.unparse(node).split()))
@@ -256,10 +260,10 @@ def _reference(method: Method, lines: List[str]) -> Reference:
         body="\n".join(out),
         dropped_asserts=dropped,
         dropped_locals=dropped_locals,
-        shape_hints=_shape_hints(asserts),
+        shape_hints=_shape_hints(meta),
         free_names=_free_names(kept, params) - {"self"},
         uses_self=uses_self,
-        docstring=docstring,
+        docstring=ast.get_docstring(fn) is not None,
     )
 
 
@@ -324,6 +328,20 @@ def _functional(read: ChallengePy) -> Optional[FunctionalLayout]:
             if names:
                 loop_names[index] = names
     return FunctionalLayout(spans, comments, loop_names, fn.lineno)
+
+
+def _opening_comment(read: ChallengePy, name: str) -> Optional[str]:
+    """The comment lines between a method's header and its first statement."""
+    fn = read.methods.get(name)
+    if fn is None or not fn.body:
+        return None
+    column = fn.body[0].col_offset
+    lines = [
+        text
+        for line, (col, text) in sorted(read.comments().items())
+        if fn.lineno < line < fn.body[0].lineno and col == column
+    ]
+    return "\n".join(lines) if lines and all(lines) else None
 
 
 def _called_on_self(node: ast.AST) -> Set[str]:
@@ -443,6 +461,7 @@ def read_source(text: str) -> ChallengeSource:
         functional=_functional(read),
         helpers=helpers or None,
         helper_names=set(helper_names),
+        performance_note=_opening_comment(read, "generate_performance_test"),
         helper_imports=helper_imports,
         reference_jax=jax,
     )

@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
+from generator.importer.pychanges import CAUSES, Change, PyChanges
 from generator.importer.report import Report
 from generator.isolation.channel import Refused
 
@@ -57,6 +58,10 @@ class ImportResult:
     generate_errors: List[str] = field(default_factory=list)  # why `chgen generate` refuses it
     #: what the spec keeps of the page, per kind of part: {"values": n, "text": m} (page_parts)
     page_parts: Dict[str, Dict[str, int]] = field(default_factory=dict)
+    #: what the regenerated challenge.py changes in the original, by cause
+    challenge_py: Optional[PyChanges] = None
+    #: starter file name -> what became of it (identical, kept, migrated, chgen's form: ...)
+    starters: Dict[str, str] = field(default_factory=dict)
 
     def write(self, spec_path: Path) -> List[Path]:
         """Write the spec (and its SVG sidecar next to it); return the paths written."""
@@ -107,6 +112,8 @@ def from_json(data: Any) -> ImportResult:
         case_names=_list(data, "case_names"),
         generate_errors=_list(data, "generate_errors"),
         page_parts=_counts(data.get("page_parts", {})),
+        challenge_py=_py_changes(data.get("challenge_py")),
+        starters=_starters(data.get("starters", {})),
     )
     if result.svg_name is not None and result.svg_text is None:
         raise Refused("a result that names an SVG file without its text")
@@ -127,6 +134,39 @@ def _counts(value: Any) -> Dict[str, Dict[str, int]]:
             raise Refused("a result whose page parts are not counts")
         counts[kind] = dict(kept)
     return counts
+
+
+def _py_changes(value: Any) -> Optional[PyChanges]:
+    """challenge.py's account: numbers, and causes of the vocabulary with lists of words."""
+    if value is None:
+        return None
+    if not isinstance(value, dict) or not isinstance(value.get("identical"), bool):
+        raise Refused("a result whose challenge.py account is not one")
+    counts = [value.get("added"), value.get("removed")]
+    if not all(type(n) is int and 0 <= n < 10_000_000 for n in counts):
+        raise Refused("a result whose challenge.py account does not count lines")
+    changes = value.get("changes")
+    if not isinstance(changes, list) or not all(
+        isinstance(c, dict) and c.get("cause") in CAUSES and _strings(c.get("details"))
+        for c in changes
+    ):
+        raise Refused("a result whose challenge.py changes are not causes chgen knows")
+    return PyChanges(
+        value["identical"],
+        counts[0],
+        counts[1],
+        [Change(c["cause"], list(c["details"])) for c in changes],
+    )
+
+
+def _starters(value: Any) -> Dict[str, str]:
+    """starter/<file> -> a few words."""
+    if not isinstance(value, dict) or len(value) > 100 or not all(
+        isinstance(k, str) and k.startswith("starter/") and isinstance(v, str) and len(v) < 200
+        for k, v in value.items()
+    ):
+        raise Refused("a result whose starters are not names and outcomes")
+    return dict(value)
 
 
 def _object(data: Dict[str, Any], key: str) -> Dict[str, Any]:

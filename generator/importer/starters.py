@@ -2,17 +2,21 @@
 
 Starters carry nothing a spec does not already say, except an easy challenge's kernel name and
 launch grid, which are read from the CUDA starter. Every original starter is then compared with the
-one chgen renders, so that a difference is reported rather than silently replaced.
+one chgen renders: one that differs and that no rule of `chgen check` flags is kept as its author
+wrote it (the spec's `kept_starters`; a Mojo starter moved onto Mojo 1.2's API, by that migration
+alone), one that a rule flags is written in chgen's form; either way the report says which and why.
 """
 
 from __future__ import annotations
 
 import ast
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from generator.checks.source import starter_tree
+from generator.formatting import FormatError, format_text
 from generator.spec import shapes as shape_exprs
 
 _KERNEL_RE = re.compile(r"__global__\s+void\s+(\w+)\s*\(")
@@ -191,3 +195,58 @@ def python_scaffold(
     if launch.group(2).rstrip().endswith("BLOCK_SIZE=BLOCK_SIZE"):
         found["block_keyword"] = True
     return found or None
+
+
+#: the rules of the Mojo 1.2 API migration: a starter they alone flag is kept, migrated
+MIGRATION_RULES = {"mojo": frozenset({"S012", "S013", "S014"})}
+
+
+@dataclass
+class Kept:
+    """What became of one original starter that differs from chgen's rendering."""
+
+    name: str  # starter/starter.cu
+    text: Optional[str]  # the starter as kept (migrated where its language moved on), or None
+    why: str  # the report's note
+    #: in a word, for counting: kept, migrated (changed by the API migration alone), or
+    #: "chgen's form: <rules or reason>"
+    status: str
+
+
+def keep_or_rewrite(
+    lang,
+    original: str,
+    rendered: str,
+    flagged: Sequence[Tuple[str, str]],
+    directions: Dict[str, str],
+) -> Kept:
+    """Keep `original` (on its language's current API) unless a rule of `chgen check` other than
+    that API migration's flags it, the migration does not know one of its forms, or it is not
+    what its formatter leaves (the repository's hooks would change it). `flagged`: (code,
+    message) of each error `chgen check` finds in the original."""
+    name = f"starter/{lang.starter_name}"
+    chgens = f"{name} is written in chgen's form"
+    migration = MIGRATION_RULES.get(lang.key, frozenset())
+    breaks = [(code, message) for code, message in flagged if code not in migration]
+    if breaks:
+        codes = ", ".join(sorted({code for code, _ in breaks}))
+        why = f"{chgens}: the original breaks {codes} ({breaks[0][1]})"
+        return Kept(name, None, why, f"chgen's form: {codes}")
+    current = lang.current_starter(original, directions)
+    if current is None:
+        why = f"it holds a form the {lang.title} API migration does not know"
+        return Kept(name, None, f"{chgens}: {why}", "chgen's form: a form the migration lacks")
+    try:
+        formatted = format_text(lang.formatter, current, name)
+    except FormatError as exc:
+        return Kept(name, None, f"{chgens}: {exc}", "chgen's form: its formatter fails")
+    if current == original and formatted != original:
+        why = f"the original is not what the repository's formatter ({lang.formatter}) leaves"
+        return Kept(name, None, f"{chgens}: {why}", "chgen's form: not formatted")
+    if formatted == rendered:
+        why = f"{name} is moved onto the current {lang.title} API, where it is chgen's form"
+        return Kept(name, None, why, "migrated")
+    moved = "" if current == original else f", moved onto the current {lang.title} API"
+    shown = difference(name, formatted, rendered).removeprefix(f"{name} ")
+    why = f"{name} is kept as written{moved} (kept_starters); chgen's form: {shown}"
+    return Kept(name, formatted, why, "migrated" if moved else "kept")

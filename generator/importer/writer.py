@@ -29,6 +29,7 @@ _GROUPS = [
     ["scaffold"],
     ["starter_helpers"],
     ["exploded_solve"],
+    ["kept_starters"],
     ["defaults"],
     ["functional"],
     ["performance"],
@@ -178,7 +179,7 @@ def _field(key: str, value: Any) -> List[str]:
         key == "svg" and "\n" in value
     ):
         return block(key, value)
-    if key == "starter_helpers":
+    if key in ("starter_helpers", "kept_starters"):
         lines = [f"{key}:"]
         for language, code in value.items():
             lines.extend("  " + line if line else "" for line in block(language, code))

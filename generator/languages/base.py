@@ -166,6 +166,12 @@ class Language:
         """A starter helper carried over from an older tree, in this language's current form."""
         return code
 
+    def current_starter(self, text: str, directions: Dict[str, str]) -> Optional[str]:
+        """A whole starter from an older tree on this language's current API, changed by the
+        migration alone (unformatted); None when it holds a form the migration does not know.
+        `directions`: solve's parameter names -> "in", "out" or "inout"."""
+        return text
+
     def kernel_parameter_names(self, params: Sequence[SigParam], grid: Sequence[str]) -> List[str]:
         """The names of an easy starter's kernel stub (its launch passes the solve parameters in
         this order); `grid` holds the size parameters the launch covers."""

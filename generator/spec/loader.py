@@ -1047,18 +1047,19 @@ def _outside_functions(node: ast.AST) -> Iterable[ast.AST]:
 
 
 def _validate_helpers(view: SignatureView) -> Iterable[Issue]:
-    """Starter helpers name a language chgen writes; Python ones must parse (the others are
-    proved by the compile checks of the starters)."""
+    """Starter helpers and kept starters name a language chgen writes; Python ones must parse
+    (the others are proved by the compile checks of the starters)."""
     from generator.languages import BY_KEY  # the registry: which starters exist
 
     spec = view.spec
-    for key, code in spec.starter_helpers.items():
-        where = ("starter_helpers", key)
-        lang = BY_KEY.get(key)
-        if lang is None:
-            yield where, f"no language is called {key!r}", f"use one of {', '.join(BY_KEY)}"
-        elif lang.starter_syntax == "python":
-            yield from _check_code(code, where)
+    for field in ("starter_helpers", "kept_starters"):
+        for key, code in getattr(spec, field).items():
+            where = (field, key)
+            lang = BY_KEY.get(key)
+            if lang is None:
+                yield where, f"no language is called {key!r}", f"use one of {', '.join(BY_KEY)}"
+            elif lang.starter_syntax == "python":
+                yield from _check_code(code, where)
     if spec.reference_helpers is not None:
         names = {p.name for p in spec.signature}
         for node in ast.parse(spec.reference_helpers).body:

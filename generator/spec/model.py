@@ -599,6 +599,8 @@ class Performance(Strict):
     #: chgen writes the performance bullet; false where the last constraint is the page's own,
     #: written as given (e.g. broken over several lines)
     bullet: bool = True
+    #: the comment that opens generate_performance_test (its lines kept as written)
+    note: Optional[str] = None
 
 
 class Mutant(Strict):
@@ -726,6 +728,9 @@ class Spec(Strict):
     starter_helpers: Dict[str, str] = Field(default_factory=dict)
     #: language keys whose solve lists one parameter per line (black's magic trailing comma)
     exploded_solve: List[str] = Field(default_factory=list)
+    #: per language key: the whole starter as its author wrote it, written instead of chgen's
+    #: (an imported starter that differs from chgen's form where no rule of chgen check objects)
+    kept_starters: Dict[str, str] = Field(default_factory=dict)
     #: the body of reference_impl_jax (jax, jnp): takes the in/inout tensors and the scalars in
     #: solve order, returns the outputs (out and inout tensors; a tuple of them when several)
     reference_jax: Optional[str] = None

@@ -123,7 +123,7 @@ CASES: Dict[str, Case] = {
     "P002": Case(edit(PY, "class Challenge(ChallengeBase):", "class Challenge:"), PY),
     "P003": Case(edit(PY, "    num_gpus = 1\n", ""), PY),
     "P004": Case(
-        edit(PY, "    atol = 1e-03\n    rtol = 1e-03", "    rtol = 1e-03\n    atol = 1e-03"), PY
+        edit(PY, "    atol = 0.001\n    rtol = 0.001", "    rtol = 0.001\n    atol = 0.001"), PY
     ),
     "P005": Case(edit(PY, 'name = "RMS Norm Backward"', 'name = "RMS Norm (Backward"'), PY),
     "P006": Case(

@@ -3,6 +3,7 @@ writes them, so that what it imports also generates (fixtures/public_style/origi
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import yaml
@@ -45,25 +46,60 @@ def test_an_input_set_by_item_assignment_is_its_data_not_the_fill_it_started_fro
     _generates(runner, imported, tmp_path)
 
 
-def test_a_size_only_the_replaced_assertions_read_goes_with_them(runner, tmp_path: Path):
-    imported = import_challenge(MEDIUM / "212_block_offsets")
+#: 212's shape assertion of `offsets` made a device assertion too (rule P014: dropped)
+OFFSETS_SHAPE = "        assert offsets.shape == (blocks,)\n"
+WITH_DEVICE = "        assert offsets.shape == (blocks,) and offsets.device == x.device\n"
+
+
+def test_a_size_only_a_dropped_device_assertion_reads_goes_with_it(runner, tmp_path: Path):
+    tree = tmp_path / "public" / "challenges"
+    shutil.copytree(MEDIUM.parent / "core", tree / "core")
+    shutil.copytree(MEDIUM / "212_block_offsets", tree / "medium" / "212_block_offsets")
+    path = tree / "medium" / "212_block_offsets" / "challenge.py"
+    path.write_text(path.read_text().replace(OFFSETS_SHAPE, WITH_DEVICE))
+    imported = import_challenge(path.parent)
     spec = yaml.safe_load(imported.spec_text)
-    # `blocks` was read by `assert offsets.shape == (blocks,)` alone; `length` by the body too
+    # `blocks` was read by the device assertion alone; `length` by the body too; the other
+    # assertions are the author's and stay
     assert "blocks" not in spec["reference"] and spec["reference"].startswith("length = N\n")
+    assert "assert x.shape == (length,)\nassert y.shape == (N,)\n" in spec["reference"]
     assert spec["signature"][1]["shape"] == ["(N + B - 1) // B"]
-    assert "dropped with them: `blocks = (N + B - 1) // B`" in imported.spec_text
+    found = {c.cause: c.details for c in imported.challenge_py.changes}
+    assert found["sizes dropped with assertions"] == ["`blocks = (N + B - 1) // B`"]
+    assert found["device assertion dropped"] == [f"`{WITH_DEVICE.strip()}`"]
+    assert "# chgen import: challenge.py: device assertion dropped: rule P014" in (
+        imported.spec_text
+    )
     assert imported.generate_errors == [] and imported.equivalence.problems() == []
     _generates(runner, imported, tmp_path)
+
+
+def test_the_authors_assertions_stay_and_chgen_adds_only_the_missing_ones(runner, tmp_path):
+    imported = import_challenge(MEDIUM / "212_block_offsets")
+    spec = yaml.safe_load(imported.spec_text)
+    assert spec["reference"].startswith("blocks = (N + B - 1) // B\nlength = N\n")
+    assert OFFSETS_SHAPE.strip() + "\n" in spec["reference"]
+    _generates(runner, imported, tmp_path)
+    (py,) = (tmp_path / "tree").rglob("challenge.py")
+    text = py.read_text()
+    # x's dtype is the author's; offsets' and y's are chgen's, first in the body
+    assert text.count(".dtype == torch.float32") == 3
+    head = "".join(f"        assert {n}.dtype == torch.float32\n" for n in ("offsets", "y"))
+    assert head + "\n        blocks = (N + B - 1) // B\n" in text
 
 
 def test_sizes_read_only_by_each_other_and_the_assertions_go_together():
     from generator.importer.pyast import read_source
 
     text = (MEDIUM / "212_block_offsets" / "challenge.py").read_text()
-    chained = text.replace(
-        "        blocks = (N + B - 1) // B\n",
-        "        full = N + B - 1\n        blocks = full // B\n        kept = B * 2\n",
-    ).replace("offsets[block_of])", "offsets[block_of] * kept)")
+    chained = (
+        text.replace(OFFSETS_SHAPE, WITH_DEVICE)
+        .replace(
+            "        blocks = (N + B - 1) // B\n",
+            "        full = N + B - 1\n        blocks = full // B\n        kept = B * 2\n",
+        )
+        .replace("offsets[block_of])", "offsets[block_of] * kept)")
+    )
     reference = read_source(chained).reference
     assert reference.dropped_locals == ["blocks = full // B", "full = N + B - 1"]
     assert "kept = B * 2" in reference.body and "full" not in reference.body

@@ -7,8 +7,8 @@ from core.challenge_base import ChallengeBase
 
 class Challenge(ChallengeBase):
     name = "Distributed RMS Norm Backward"
-    atol = 1e-03
-    rtol = 1e-03
+    atol = 0.001
+    rtol = 0.001
     num_gpus = 4
     access_tier = "free"
 

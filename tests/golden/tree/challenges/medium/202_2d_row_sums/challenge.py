@@ -7,8 +7,8 @@ from core.challenge_base import ChallengeBase, OutTensor, RandnTensor
 
 class Challenge(ChallengeBase):
     name = "Scaled Row Sums (2D)"
-    atol = 1e-04
-    rtol = 1e-04
+    atol = 0.0001
+    rtol = 0.0001
     num_gpus = 1
     access_tier = "free"
 

@@ -7,8 +7,8 @@ from core.challenge_base import ChallengeBase
 
 class Challenge(ChallengeBase):
     name = "FP16 Dot Product"
-    atol = 5e-02
-    rtol = 5e-02
+    atol = 0.05
+    rtol = 0.05
     num_gpus = 1
     access_tier = "free"
 
