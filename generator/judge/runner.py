@@ -77,6 +77,10 @@ class Job:
     accuracy_floor: Optional[Dict[str, Any]] = None  # the spec's floor (plan JSON)
     mutant: bool = False  # a known mistake: every functional case, none stopping the job
     reference: bool = False  # the challenge's reference against `oracle`; no solution is loaded
+    #: the reference in float64 and half precision, the performance case's size; no solution
+    audit: bool = False
+    #: a derived file's mistakes, each {name, entry}: every one on every functional case
+    variants: List[Dict[str, Any]] = field(default_factory=list)
     memory_limit: Optional[int] = None  # bytes, the solution's process tree; None: the default
     sandbox: bool = True  # bubblewrap where the system has it
     #: a multi-GPU challenge: every case on this many ranks instead of its own (--ranks)
@@ -235,6 +239,10 @@ def modes_for(job: Job) -> List[str]:
         return ["compile"]
     if job.reference:
         return ["oracle"]
+    if job.audit:
+        return ["audit"]
+    if job.variants:
+        return ["derived"]
     if job.mutant:
         return ["mutant"]
     modes = ["functional"] if job.functional else []
@@ -337,6 +345,7 @@ def run_worker(job: Job, artifact: Path, modes: List[str]) -> Dict[str, Any]:
             "memory_limit": job.memory_limit or default_memory_limit(),
             "sandbox": dataclasses.asdict(sandbox_mode(job)),
             "ranks": job.ranks,
+            "variants": job.variants,
         }
         read_fd, write_fd = os.pipe()
         with open(rundir / "stdout.log", "wb") as out, open(rundir / "stderr.log", "wb") as err:
@@ -359,7 +368,7 @@ def run_worker(job: Job, artifact: Path, modes: List[str]) -> Dict[str, Any]:
             state, killed = _watch(proc, read_fd, job.startup_timeout)
         logs = _tail(rundir / "stderr.log") + _tail(rundir / "stdout.log")
         result = result_for(job, V.CRASH, "")
-        for name in ("cases", "skipped", "seeds", "perf", "env"):
+        for name in ("cases", "skipped", "seeds", "perf", "env", "audit", "variants"):
             if state.get(name) is not None:
                 result[name] = state[name]
         where = _where(state)

@@ -63,9 +63,10 @@ def to_job(pj: PlanJob, plan: Plan, options: SuiteOptions, perf_phase: bool) -> 
     # --arch names the target of the natively built languages only
     arch = options.arch if BY_KEY[pj.language].native else None
     target = pj.target or target_for(pj.language, arch)
-    solution = pj.kind == "solution" and not perf_phase
+    solution = pj.kind in ("solution", "reference_solution") and not perf_phase
     mutant = pj.kind == "mutant" and not perf_phase
     reference = pj.kind == "reference" and not perf_phase
+    derived = not perf_phase and pj.kind in ("audit", "derived_mutants")
     # The floor needs the oracle in every solution's worker; otherwise one job per challenge
     # (`reference`) measures the reference against the oracle.
     floor = challenge.accuracy_floor if solution and challenge.oracle else None
@@ -91,6 +92,8 @@ def to_job(pj: PlanJob, plan: Plan, options: SuiteOptions, perf_phase: bool) -> 
         accuracy_floor=floor,
         mutant=mutant,
         reference=reference,
+        audit=derived and pj.kind == "audit",
+        variants=list(challenge.derived) if derived and pj.kind == "derived_mutants" else [],
         cpu_max_elements=options.cpu_max_elements,
         ranks=forced_ranks(pj, plan, options),
     )
@@ -210,6 +213,9 @@ def make_row(
         # the worker's per-case records: oracle deviations, floor errors, a mutant's catches
         "case_results": (functional or {}).get("cases") or [],
     }
+    for name in ("audit", "variants"):  # the derived proofs' records (derived_worker.py)
+        if (functional or {}).get(name) is not None:
+            row[name] = functional[name]
     if V.is_unavailable(verdict, message):
         row["message"] = f"unavailable here: {message}"
     return row

@@ -3,13 +3,14 @@
     python -m generator.judge.worker FD < JOB.json
 
 The job (JSON, on stdin) names the challenge folder, the language, the built artifact, the
-device and the modes to run (`functional`, `perf`, `mutant`, `oracle`, or `compile` for a CuTe
-compile-check).
+device and the modes to run (`functional`, `perf`, `mutant`, `oracle`, `audit`, `derived`, or
+`compile` for a CuTe compile-check).
 `functional` runs the job's seed, then any `extra_seeds`; with the plan's `accuracy_floor` each
 functional case of the job's seed also records the floor's errors against the float64 oracle.
 `mutant` runs every functional case of a known mistake, none stopping the job, and records which
 cases catch it and by how much. `oracle` loads no solution: it measures the challenge's reference
-against the float64 oracle on every functional case.
+against the float64 oracle on every functional case. `audit` and `derived` are the proofs chgen
+derives from the challenge alone (generator/judge/derived_worker.py).
 
 This process never loads the solution: it generates the cases, runs the reference, and hands the
 solution's process (`solver.py`, sandboxed where possible) only the guarded buffers, shared; it
@@ -364,16 +365,24 @@ class Judge:
             )
         return V.PASS, f"survived all {len(cases)} functional case(s)"
 
-    def mutant_case(self, solution: Any, case: Any) -> Dict[str, Any]:
+    def mutant_case(
+        self,
+        solution: Any,
+        case: Any,
+        expected: Optional[Dict[str, Any]] = None,
+        into: Optional[List[Dict[str, Any]]] = None,
+    ) -> Dict[str, Any]:
         """A case catches a mutant when an output's error/tolerance exceeds 1, the call raises,
-        an output is left at its pre-fill, or the guards or inputs were disturbed."""
+        an output is left at its pre-fill, or the guards or inputs were disturbed. `expected`:
+        the reference's outputs when already computed; `into`: where the entry goes (default:
+        the report's cases)."""
         from generator.judge.oracle import encode, left_prefill, tolerance_ratio
 
         self.result.progress("case", self.timeout, case.name)
         started = time.perf_counter()
         entry: Dict[str, Any] = {"name": case.name, "elements": case.elements()}
-        self.result.data["cases"].append(entry)
-        expected = self.reference(case.values)
+        (self.result.data["cases"] if into is None else into).append(entry)
+        expected = self.reference(case.values) if expected is None else expected
         guarded = self.guarded_case(case, self.seed)
         self.sync()
         try:
@@ -612,6 +621,11 @@ def run(job: Dict[str, Any], result: ResultFile, judge_box: List[Any]) -> None:
                 raise Stop(V.JUDGE_ERROR, "no oracle was given")
             result.finish(V.PASS, judge.reference_vs_oracle())
             return
+        if "audit" in job["modes"]:
+            from generator.judge.derived_worker import audit
+
+            result.finish(V.PASS, audit(judge))
+            return
         result.progress("load", float(job.get("startup_timeout", 300)))
         solution = judge.load()
         modes: List[str] = job["modes"]
@@ -621,6 +635,12 @@ def run(job: Dict[str, Any], result: ResultFile, judge_box: List[Any]) -> None:
             return
         if "mutant" in modes:
             verdict, message = judge.mutant(solution)
+            result.finish(verdict, message)
+            return
+        if "derived" in modes:
+            from generator.judge.derived_worker import derived_mutants
+
+            verdict, message = derived_mutants(judge)
             result.finish(verdict, message)
             return
         if "functional" in modes:

@@ -1,0 +1,210 @@
+"""The worker's side of the proofs derived from a challenge alone (generator/judge/derived.py).
+
+- `audit`: no solution is loaded. On every functional case the reference runs as the judge runs
+  it, then the same code in float64 (every floating input and output, and every floating dtype
+  the code names, in float64: mutate.precision_variant) and, for a float32 challenge, in float16.
+  Each case records the judge's reference's error/tolerance against the float64 result (the
+  margin: it must stay <= 0.1) and the float16 result's (over 1 on some case, or the tolerance
+  accepts half precision). The performance case's tensors are counted on torch's "meta" device
+  (on the worker's device where that fails).
+- `derived_mutants`: every mistake of the job, one after another in the one solution process,
+  each on every functional case against reference outputs computed once; a mistake that brings the
+  solution's process down (a crash, a timeout, a GPU error) gets a fresh process for the next.
+
+The numbers go into the report under `audit` and `variants`; derived_proofs.py reads them.
+"""
+
+from __future__ import annotations
+
+import time
+import types
+from pathlib import Path
+from typing import Any, Dict, List, Optional
+
+from generator.judge import verdicts as V
+from generator.judge.remote import Stop
+
+#: how a variant can leave the solution's process unusable for the next one
+LOST = (V.CRASH, V.TIMEOUT, V.MEMORY_LIMIT)
+WIDE = "float64"
+HALF = "float16"
+
+
+def _describe(exc: BaseException) -> str:
+    text = f"{type(exc).__name__}: {exc}".strip()
+    return (text.splitlines() or [type(exc).__name__])[0][:300]
+
+
+# ------------------------------------------------------------------------------------ audit
+def _variant_method(judge: Any, dtype: str) -> Any:
+    """reference_impl with its floating dtypes turned into `dtype`, bound to the challenge."""
+    from generator.challenge.pyfile import read_challenge_py
+    from generator.judge.mutate import precision_variant
+
+    path = Path(judge.job["challenge_dir"]) / "challenge.py"
+    method = read_challenge_py(path.read_text(encoding="utf-8"), str(path)).method("reference_impl")
+    source = precision_variant(method.source, dtype)
+    scope = dict(type(judge.challenge).reference_impl.__globals__)
+    exec(compile(source, f"<reference_impl in {dtype}>", "exec"), scope)  # noqa: S102
+    return types.MethodType(scope["reference_impl"], judge.challenge)
+
+
+def _run_in(judge: Any, method: Any, values: Dict[str, Any], dtype: str) -> Dict[str, Any]:
+    """The method on copies of a case's values, every floating tensor in `dtype` (and that the
+    default dtype meanwhile); returns the outputs."""
+    torch = judge.torch
+    wanted = getattr(torch, dtype)
+    copies = {
+        k: (
+            (v.to(wanted) if v.dtype.is_floating_point else v.clone())
+            if isinstance(v, torch.Tensor)
+            else v
+        )
+        for k, v in values.items()
+    }
+    before = torch.get_default_dtype()
+    torch.set_default_dtype(wanted)
+    try:
+        method(**copies)
+    finally:
+        torch.set_default_dtype(before)
+    return {p.name: copies[p.name] for p in judge.params if p.is_tensor and p.direction != "in"}
+
+
+def _ratio(judge: Any, computed: Dict[str, Any], truth: Dict[str, Any]) -> float:
+    from generator.judge.oracle import tolerance_ratio
+
+    return max(
+        (tolerance_ratio(computed[n], truth[n], judge.atol, judge.rtol) for n in truth),
+        default=0.0,
+    )
+
+
+def float32_challenge(params: List[Any]) -> bool:
+    """Every floating tensor is float32 (and there is one): half precision must not pass it."""
+    floats = {p.dtype.name for p in params if p.is_tensor and p.dtype.is_float}
+    return floats == {"float32"}
+
+
+def audit(judge: Any) -> str:
+    from generator.judge.oracle import encode
+
+    found: Dict[str, Any] = {"cases": [], "float32": float32_challenge(judge.params)}
+    judge.result.data["audit"] = found
+    methods: Dict[str, Optional[Any]] = {WIDE: None, HALF: None}
+    for dtype in [WIDE] + ([HALF] if found["float32"] else []):
+        try:
+            methods[dtype] = _variant_method(judge, dtype)
+        except Exception as exc:  # the rewritten method does not compile: say so, go on
+            found[f"{dtype}_failed"] = f"reference_impl in {dtype}: {_describe(exc)}"
+    for case in judge.cases(judge.seed)[1:]:  # the leading example is not a functional case
+        judge.result.progress("case", judge.timeout, case.name)
+        started = time.perf_counter()
+        entry: Dict[str, Any] = {"name": case.name, "elements": case.elements()}
+        found["cases"].append(entry)
+        expected = judge.reference(case.values)
+        truth = None
+        for dtype, method in methods.items():
+            if method is None:
+                continue
+            try:
+                computed = _run_in(judge, method, case.values, dtype)
+            except Exception as exc:  # an op without a kernel in that dtype, a dtype check
+                found[f"{dtype}_failed"] = f"case {case.name}: {_describe(exc)}"
+                methods[dtype] = None
+                continue
+            if dtype == WIDE:
+                truth = computed
+                entry["margin"] = encode(_ratio(judge, expected, computed))
+            else:
+                entry["half"] = encode(_ratio(judge, computed, truth or expected))
+        entry["seconds"] = round(time.perf_counter() - started, 4)
+    found.update(performance_size(judge))
+    margins = [float(c["margin"]) for c in found["cases"] if "margin" in c]
+    said = f"float64 margin {max(margins):.3g} x the tolerance" if margins else "no float64 run"
+    return f"{len(found['cases'])} case(s) audited; {said}"
+
+
+def performance_size(judge: Any) -> Dict[str, Any]:
+    """Bytes of the performance case's tensors, generated on the meta device (no memory), or on
+    the worker's own device where the case's code needs real values."""
+    from generator.judge.cases import performance
+    from generator.judge.challenge import load_challenge
+
+    judge.result.progress("performance size", max(judge.timeout, 300.0), "performance")
+    torch = judge.torch
+    errors = []
+    for device in ("meta", None):
+        try:
+            challenge = load_challenge(Path(judge.job["challenge_dir"]), device or judge.device)
+            case = performance(challenge, judge.params, judge.seed)
+        except Exception as exc:
+            errors.append(_describe(exc))
+            continue
+        total = sum(
+            v.numel() * v.element_size()
+            for v in case.values.values()
+            if isinstance(v, torch.Tensor)
+        )
+        return {"perf_bytes": total, "perf_device": device or judge.device}
+    return {"perf_error": errors[-1]}
+
+
+# ---------------------------------------------------------------------------- derived mutants
+def _restart(judge: Any) -> None:
+    """A fresh solution process after one that died or hung (its arena is released first)."""
+    solution, judge.solution = judge.solution, None
+    if solution is not None:
+        solution.close()
+    judge.release()
+    judge.load()
+
+
+def derived_mutants(judge: Any) -> tuple:
+    """Every variant of the job on every functional case; returns (verdict, message)."""
+    from generator.judge.derived_runtime import applicable
+
+    cases = judge.cases(judge.seed)[1:]
+    limit = judge.job.get("max_case_elements")
+    records: List[Dict[str, Any]] = []
+    judge.result.data["variants"] = records
+    kept = []
+    for case in cases:
+        tensor, count = case.largest_tensor()
+        if limit and count > limit:
+            why = f"{tensor} has {count:,} elements, over {limit:,}"
+            judge.result.data["skipped"].append({"name": case.name, "why": why})
+        else:
+            kept.append(case)
+    expected = [judge.reference(case.values) for case in kept]
+    sample = kept[0].values if kept else {}
+    inputs = [
+        sample[p.name] for p in judge.params if p.is_tensor and p.direction == "in" and sample
+    ]
+    outputs = [
+        sample[p.name] for p in judge.params if p.is_tensor and p.direction != "in" and sample
+    ]
+    startup = float(judge.job.get("startup_timeout", 300))
+    for variant in judge.job.get("variants") or []:
+        record: Dict[str, Any] = {"name": variant["name"], "cases": []}
+        records.append(record)
+        if not applicable(variant["name"], inputs, outputs):
+            record.update({"verdict": "not_applicable", "message": "cannot differ here"})
+            continue
+        try:
+            judge.solution.request({"op": "load", "entry": variant["entry"]}, startup, "load")
+            for case, want in zip(kept, expected):
+                judge.mutant_case(judge.solution, case, want, record["cases"])
+        except Stop as stop:
+            record.update({"verdict": stop.verdict, "message": stop.message})
+            if stop.verdict in LOST or stop.message.startswith("GPU error"):
+                _restart(judge)
+            continue
+        caught = [c["name"] for c in record["cases"] if c.get("caught")]
+        record["verdict"] = V.WRONG_ANSWER if caught else V.PASS
+        record["message"] = (
+            f"caught by {len(caught)} of {len(kept)} case(s)" if caught else "survived every case"
+        )
+    judged = [r for r in records if r.get("verdict") != "not_applicable"]
+    caught = sum(1 for r in judged if r["verdict"] in V.CAUGHT)
+    return V.PASS, f"{len(judged)} mistake(s) judged on {len(kept)} case(s); {caught} caught"
