@@ -21,24 +21,30 @@ the package data, the templates, whose bytes key the judge's cache):
         python benchmarks/gpu_judge.py run --prebuilt build/gpu-bundle
 
 It runs every job: correctness in parallel workers (every solution on seeds 0-4, the mutants on
-every functional case, the reference against the float64 oracle, the accuracy floor), then the
-timed performance cases of solutions and baselines one at a time (seed 0). It writes judge.json,
-judge.md, nvidia-smi.txt and run.log into $OUT (or --out); `--results DIR` also writes the
-results files there, which `python benchmarks/results_files.py judge.json` makes from the report
-afterwards anyway. `--ranks N` runs every case of a multi-GPU challenge on N ranks (GPUs 0..N-1)
-instead of its own, as `chgen test --ranks N` does (its mutants may then be not provable). Exit 0
-when every job ended as expected and every spec-level proof held. About
-1.5 minutes of correctness, then timing until the deadline: the whole run stays within about 7
-minutes.
+every functional case, the reference against the float64 oracle, the accuracy floor, the hostile
+catalogue), then the timed performance cases of solutions, baselines and the catalogue's timing
+family one at a time (seed 0). It writes judge.json, judge.md, nvidia-smi.txt and run.log into
+$OUT (or --out); `--results DIR` also writes the results files there, which `python
+benchmarks/results_files.py judge.json` makes from the report afterwards anyway. `--ranks N` runs
+every case of a multi-GPU challenge on N ranks (GPUs 0..N-1) instead of its own, as `chgen test
+--ranks N` does (its mutants may then be not provable). `--only PATTERN` (repeated) judges only
+the jobs whose id matches the shell pattern. Exit 0 when every job ended as expected, every
+spec-level proof held and no cheat of the timing family was timed faster than the honest entry by
+more than 10%. About 1.5 minutes of correctness, then timing until the deadline: the whole run
+stays within about 7 minutes.
 
-On a GPU with the timed runs, two checks of the timing harness come first, on a quiet device, each
-in a child process (benchmarks/harness_check.py; a failure there is an error entry, never the end
-of the run), and their seconds come off the deadline: the optimized CUDA solutions of 142 and 143
-timed by the judge's timing function and by triton.testing.do_bench (with the judge's L2 flush),
-which must agree within 5%, and the JAX dispatch floor (a jitted `x + 0` and a `pallas_call`
-identity on a tiny array, timed as the judge times a JAX solution). Both go into judge.json's meta
-(`crosscheck`, by challenge, with the judge run's own median of that solution beside them, and
-`dispatch_floor`), judge.md and the results files; a line says whether the two timings agree.
+On a GPU with the timed runs, checks of the timing harness come first (`--checks` picks some, or
+none), on a quiet device, each in a child process (benchmarks/harness_check.py; a failure there is
+an error entry, never the end of the run), and their seconds come off the deadline: the optimized
+CUDA solutions of 142 and 143 timed as the judge's rounds time them and by triton.testing.do_bench
+(with the judge's L2 flush), which must agree within 5%; the JAX dispatch floor (a jitted `x + 0`
+and a `pallas_call` identity on a tiny array, timed as the judge times a JAX solution); the profile
+of the solutions on streams of their own; and the strongest baselines in their own calling form,
+their outputs checked, against do_bench. They go into judge.json's meta (`crosscheck`, by
+challenge, with the judge run's own median of that solution beside them, `baseline_crosscheck`,
+`dispatch_floor`, `profile`), judge.md and the results files; a line says whether the two timings
+agree. judge.md then gets the timing family (`timing_family` in the meta: each cheat caught, or its
+median against the honest entry's) and the timing defences of every timed job.
 """
 
 from __future__ import annotations
@@ -51,7 +57,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Sequence
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -73,6 +79,12 @@ HARNESS = ROOT / "benchmarks" / "harness_check.py"
 #: profile times six solutions twice each and traces them.
 HARNESS_TIMEOUT_S = 90.0
 PROFILE_TIMEOUT_S = 180.0
+#: the strongest baselines compile on their first call (torch.compile, quack's CuTe kernels)
+BASELINES_TIMEOUT_S = 240.0
+#: The harness checks, in the order they run (`run --checks` picks some, or none).
+CHECKS = ("crosscheck", "dispatch", "profile", "baselines")
+#: A timing-family cheat that passes must not be faster than the honest entry by more than this.
+TIMING_FAMILY_GAIN = 0.10
 
 
 def build(out: Path, jobs: int, only: List[str]) -> int:
@@ -88,7 +100,7 @@ def build(out: Path, jobs: int, only: List[str]) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     # the hostile catalogue judges one challenge's tree: only when --spec kept that challenge
-    hostile = jobs_from_catalogue(CATALOGUE, "cuda")
+    hostile = jobs_from_catalogue(CATALOGUE, "cuda", timed=True)
     plan.jobs += [job for job in hostile if job.challenge in plan.challenges]
     plan.challenges[FIXTURE.name] = PlanChallenge(FIXTURE.name, str(FIXTURE))
     for suffix, language in ((".pytorch.py", "pytorch"), (".cu", "cuda"), (".jax.py", "jax")):
@@ -152,18 +164,24 @@ def run_check(command: List[str], result: Path, timeout: float, log: Any) -> Dic
 
 
 def harness_checks(
-    prebuilt: Path, out: Path, device: str, log: Any, timeout: float = HARNESS_TIMEOUT_S
+    prebuilt: Path,
+    out: Path,
+    device: str,
+    log: Any,
+    timeout: float = HARNESS_TIMEOUT_S,
+    steps: Sequence[str] = CHECKS,
 ) -> Dict[str, Any]:
-    """The judge-vs-do_bench cross-check, the JAX dispatch floor and where the time of the
-    solutions on streams of their own goes, one child process each."""
+    """The judge-vs-do_bench cross-check, the JAX dispatch floor, where the time of the
+    solutions on streams of their own goes, and the strongest baselines in their own calling
+    form against do_bench, one child process each."""
     found = {}
     bundle = ["--prebuilt", str(prebuilt)]
-    for step, extra in (("crosscheck", bundle), ("dispatch", []), ("profile", bundle)):
+    limits = {"profile": PROFILE_TIMEOUT_S, "baselines": BASELINES_TIMEOUT_S}
+    for step in (step for step in CHECKS if step in steps):
         result = out / f"harness-{step}.json"
         command = [sys.executable, str(HARNESS), step, "--device", device, "--json", str(result)]
-        command += ["--budget", str(PERF_BUDGET_S), *extra]
-        limit = max(timeout, PROFILE_TIMEOUT_S) if step == "profile" else timeout
-        found[step] = run_check(command, result, limit, log)
+        command += ["--budget", str(PERF_BUDGET_S), *([] if step == "dispatch" else bundle)]
+        found[step] = run_check(command, result, max(timeout, limits.get(step, 0.0)), log)
     return found
 
 
@@ -171,8 +189,13 @@ def merge_checks(report: Dict[str, Any], checks: Dict[str, Any]) -> List[str]:
     """Put the harness checks into the report's meta (`crosscheck` by challenge, each with the
     judge run's own median of the same solution; `dispatch_floor`; `profile` by job); the lines
     that say how they came out."""
-    from benchmarks.harness_check import CROSSCHECK_JOBS, PROFILE_JOBS
-    from benchmarks.results_files import crosscheck_line, dispatch_floor_line, profile_line
+    from benchmarks.harness_check import BASELINE_JOBS, CROSSCHECK_JOBS, PROFILE_JOBS
+    from benchmarks.results_files import (
+        baseline_crosscheck_line,
+        crosscheck_line,
+        dispatch_floor_line,
+        profile_line,
+    )
 
     cross = _per_job(checks.get("crosscheck"), CROSSCHECK_JOBS, lambda job: job.split("/")[0])
     rows = {row["id"]: row for row in report.get("rows", [])}
@@ -189,6 +212,65 @@ def merge_checks(report: Dict[str, Any], checks: Dict[str, Any]) -> List[str]:
     profiled = _per_job(checks.get("profile"), PROFILE_JOBS, lambda job: job)
     meta["profile"] = profiled
     lines += [profile_line(entry) for entry in profiled.values()]
+    if "baselines" in checks:
+        strongest = _per_job(checks.get("baselines"), BASELINE_JOBS, lambda job: job)
+        for job, entry in strongest.items():
+            perf = (rows.get(job) or {}).get("perf") or {}
+            entry["judge_run_ms"] = perf.get("median_ms")
+        meta["baseline_crosscheck"] = strongest
+        lines += [baseline_crosscheck_line(entry) for entry in strongest.values()]
+    return lines
+
+
+def timing_family(report: Dict[str, Any]) -> List[Dict[str, Any]]:
+    """The timed entries of the hostile catalogue's timing family beside the honest one: each is
+    caught (a verdict other than pass) or must not be faster than the honest entry by more than
+    TIMING_FAMILY_GAIN."""
+    rows = [
+        r
+        for r in report.get("rows", [])
+        if r["kind"] == "hostile" and r["name"].startswith("timing_")
+    ]
+    honest = next((r for r in rows if r["name"] == "timing_honest"), None)
+    honest_ms = ((honest or {}).get("perf") or {}).get("median_ms")
+    family = []
+    for row in rows:
+        perf = row.get("perf") or {}
+        median = perf.get("median_ms")
+        ratio = median / honest_ms if median and honest_ms else None
+        if row["verdict"] != "pass":
+            outcome = f"caught ({row['verdict']})"
+        elif ratio is None:
+            outcome = "not timed"
+        else:
+            gained = ratio < 1.0 - TIMING_FAMILY_GAIN
+            outcome = "GAINED" if gained else "gained nothing"
+        family.append(
+            {"name": row["name"], "verdict": row["verdict"], "median_ms": median,
+             "ratio_to_honest": ratio, "outcome": outcome, "note": perf.get("note", ""),
+             "rounds": perf.get("rounds")}  # fmt: skip
+        )
+    return family
+
+
+def defences_table(report: Dict[str, Any]) -> List[str]:
+    """Markdown: per timed job, what the timing's defences did and the judge's own figure beside
+    the reported median (their gap is what the bound's slack must cover)."""
+    lines = ["| Job | Inputs | Calls | Checked | Median ms | Judge ms | Replaced |"]
+    lines.append("|---|---|---:|---:|---:|---:|---|")
+    for row in report.get("rows", []):
+        perf = row.get("perf") or {}
+        rounds = perf.get("rounds")
+        if not rounds:
+            continue
+        judge_ms = rounds.get("judge_ms")
+        median = perf.get("median_ms")
+        lines.append(
+            f"| {row['id']} | {rounds.get('inputs')} | {rounds.get('calls')} | "
+            f"{rounds.get('checked')} | {'' if median is None else f'{median:.4f}'} | "
+            f"{'' if judge_ms is None else f'{judge_ms:.4f}'} | "
+            f"{'yes' if rounds.get('replaced') else 'no'} |"
+        )
     return lines
 
 
@@ -228,6 +310,8 @@ def run(
     results: Optional[Path] = None,
     deadline: float = DEADLINE_S,
     ranks: Optional[int] = None,
+    only: Sequence[str] = (),
+    steps: Sequence[str] = CHECKS,
 ) -> int:
     from rich.console import Console
 
@@ -253,12 +337,11 @@ def run(
             return 1
         checks: Optional[Dict[str, Any]] = None
         deadline_s = deadline
-        if perf and device.startswith("cuda"):
+        if perf and device.startswith("cuda") and steps:
             # First, on a quiet GPU; never skipped by the deadline, which they shorten instead.
             started = time.monotonic()
-            checks_line = "harness checks: judge vs do_bench, JAX dispatch floor, profile"
-            console.print(checks_line, markup=False)
-            checks = harness_checks(prebuilt, out, device, stdout)
+            console.print(f"harness checks: {', '.join(steps)}", markup=False)
+            checks = harness_checks(prebuilt, out, device, stdout, steps=steps)
             deadline_s = max(0.0, deadline - (time.monotonic() - started))
         else:
             console.print("harness checks: skipped (they time on a GPU)", markup=False)
@@ -284,14 +367,17 @@ def run(
             perf_options={"budget_s": PERF_BUDGET_S},
             deadline_s=deadline_s,
             ranks=ranks,
+            only=list(only),
         )
         try:
             code = test_command(args, console, errors)
         except CommandError as exc:
             errors.print(f"error: {exc}", markup=False)
             return 1
-        if checks is not None:
-            add_checks(out, checks, console)
+        if perf:
+            family = add_checks(out, checks, console)
+            if any(entry["outcome"] == "GAINED" for entry in family):
+                code = code or 1  # a cheat was timed faster than the honest entry
         if results is not None:
             report = json.loads((out / "judge.json").read_text())
             for path in write_results(report, results):
@@ -299,21 +385,43 @@ def run(
         return code
 
 
-def add_checks(out: Path, checks: Dict[str, Any], console: Any) -> None:
-    """The harness checks into judge.json and judge.md, and their lines on the console."""
+def add_checks(out: Path, checks: Optional[Dict[str, Any]], console: Any) -> List[Dict[str, Any]]:
+    """The harness checks (if any ran), the timing family and the defences' table into
+    judge.json and judge.md, and their lines on the console; the timing family."""
     from generator.judge.report import write_json
 
     try:
         report = json.loads((out / "judge.json").read_text())
-        lines = merge_checks(report, checks)
+        lines = merge_checks(report, checks) if checks is not None else []
+        family = timing_family(report)
+        report.setdefault("meta", {})["timing_family"] = family
         write_json(out / "judge.json", report)
         with open(out / "judge.md", "a") as markdown:
-            markdown.write("\n## Timing harness checks\n\n" + "".join(f"- {x}\n" for x in lines))
+            if lines:
+                markdown.write(
+                    "\n## Timing harness checks\n\n" + "".join(f"- {x}\n" for x in lines)
+                )
+            if family:
+                markdown.write(
+                    "\n## Timing family\n\n" + "".join(f"- {x}\n" for x in family_lines(family))
+                )
+            markdown.write("\n## Timing defences\n\n" + "\n".join(defences_table(report)) + "\n")
     except (OSError, ValueError) as exc:
         console.print(f"harness checks: not recorded in judge.json ({exc})", markup=False)
-        return
-    for line in lines:
+        return []
+    for line in lines + family_lines(family):
         console.print(line, markup=False)
+    return family
+
+
+def family_lines(family: List[Dict[str, Any]]) -> List[str]:
+    lines = []
+    for entry in family:
+        ratio = entry["ratio_to_honest"]
+        timed = "" if entry["median_ms"] is None else f", {entry['median_ms']:.4f} ms"
+        shown = "" if ratio is None else f" ({ratio:.2f}x the honest time)"
+        lines.append(f"timing family: {entry['name']}: {entry['outcome']}{timed}{shown}")
+    return lines
 
 
 def main() -> int:
@@ -354,6 +462,18 @@ def main() -> int:
         type=int,
         help="every case of a multi-GPU challenge on N ranks instead of its own (N <= the GPUs)",
     )
+    go.add_argument(
+        "--only",
+        action="append",
+        default=[],
+        help="only the jobs whose id matches this shell pattern (repeat it), e.g. "
+        "'14[23]_*/solution/optimized/*'",
+    )
+    go.add_argument(
+        "--checks",
+        default=",".join(CHECKS),
+        help=f"the harness checks to make first, comma-separated ({', '.join(CHECKS)}), or none",
+    )
     args = parser.parse_args()
     if args.step == "build":
         return build(args.out.resolve(), args.jobs, args.spec)
@@ -368,7 +488,18 @@ def main() -> int:
         args.results.resolve() if args.results else None,
         args.deadline,
         args.ranks,
+        args.only,
+        checks_of(args.checks),
     )
+
+
+def checks_of(text: str) -> List[str]:
+    """`--checks a,b` (or `none`): the steps, in CHECKS order; an unknown one is an error."""
+    names = [] if text.strip() in ("", "none") else [n.strip() for n in text.split(",")]
+    unknown = [n for n in names if n not in CHECKS]
+    if unknown:
+        raise SystemExit(f"--checks: unknown {', '.join(unknown)} (known: {', '.join(CHECKS)})")
+    return [step for step in CHECKS if step in names]
 
 
 if __name__ == "__main__":

@@ -3,19 +3,21 @@
     python benchmarks/harness_check.py crosscheck --prebuilt DIR --json FILE [--job ID ...]
     python benchmarks/harness_check.py dispatch --json FILE [--device cuda]
     python benchmarks/harness_check.py profile --prebuilt DIR --json FILE [--job ID ...]
+    python benchmarks/harness_check.py baselines --prebuilt DIR --json FILE [--job ID ...]
 
 `crosscheck` loads a bundled solution through its language's adapter, on its challenge's
 performance case (seed 0, as the judge times it), and times the same call twice in one process:
-with the judge's timing function (generator.judge.timing.time_solution, called as the solution's
-process calls it) and with triton.testing.do_bench. do_bench's own L2 flush zeroes a 256 MB buffer;
+with the judge's timing (generator.judge.timing.measure_rounds: each call as the judge's rounds
+time it, after a flush and a synchronisation, behind a short busy wait that hides its launch) and
+with triton.testing.do_bench. do_bench's own L2 flush zeroes a 256 MB buffer;
 the judge's also reads another 256 MB so that no dirty line is written back during the timed call,
 so do_bench is given the judge's flush (its `clear_cache` replaced for the call) and asked for the
 median; do_bench with its own flush is recorded beside it. The two must agree within 5%.
 
 `dispatch` times what a trivial jitted JAX call costs (`x + 0` and a `pallas_call` identity, on an
 8x128 float32 array) exactly as the judge times a JAX solution: loaded by the JAX adapter, bound
-to torch tensors through DLPack, timed by time_solution with the device synchronised after the
-flush. It is the floor under every JAX figure of the run.
+to torch tensors through DLPack, timed by the judge's rounds with the device synchronised
+before each call. It is the floor under every JAX figure of the run.
 
 `profile` says where a solution's time goes: whether the judge isolates it (generator.judge.solver.
 must_isolate: a language on streams of its own is, unless its work is seen ordered with the
@@ -23,6 +25,11 @@ current stream; JAX, which returns its outputs, always is), its judge
 median with and without isolation, the host time of one call, and its GPU kernels (names, calls,
 microseconds per solve) from torch.profiler, whose CUDA activity trace sees every kernel of the
 process, Mojo's and XLA's included. Median minus kernel time is what launching and waiting cost.
+
+`baselines` does the same for the strongest baselines of 142 and 143 (BASELINE_JOBS), each in
+its library's own calling form as the judge calls it (generator/judge/baseline.py: its `prepare`
+first, then a `solve` that returns its outputs): its outputs are checked against the reference
+once, outside the clock, then the same call is timed by the judge's rounds and by do_bench.
 
 Each writes its result as JSON, an entry per measurement, `{"error": ...}` for one that failed.
 gpu_judge.py runs each in a child process of its own, so that nothing here can stop its run.
@@ -35,8 +42,8 @@ import json
 import os
 import sys
 import tempfile
-from pathlib import Path
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -48,6 +55,12 @@ from benchmarks.results_files import AGREEMENT  # noqa: E402
 CROSSCHECK_JOBS = (
     "142_rms_norm_backward/solution/optimized/cuda",
     "143_row_inverse_rms/solution/optimized/cuda",
+)
+#: The baselines timed by do_bench too: the strongest of each challenge.
+BASELINE_JOBS = (
+    "142_rms_norm_backward/baseline/quack_rmsnorm_bwd_rstd_precomputed/pytorch",
+    "142_rms_norm_backward/baseline/liger_kernel_rms_norm_backward_rstd_precomputed/pytorch",
+    "143_row_inverse_rms/baseline/torch_compile_of_x_float_square_mean_1_writing_in_place/pytorch",
 )
 #: The tiny array the dispatch floor is measured on.
 DISPATCH_SHAPE = (8, 128)
@@ -112,10 +125,10 @@ def perf_options(budget_s: float) -> Any:
 
 
 def judge_timing(run: Callable[[], Any], device: str, options: Any, isolate: bool) -> Any:
-    """The judge's measurement of one bound call, as generator/judge/solver.py makes it."""
-    from generator.judge.timing import time_solution
+    """The judge's measurement of one bound call, as its rounds make it (in one process here)."""
+    from generator.judge.timing import measure_rounds
 
-    return time_solution(run, device, options, None, isolate).timing
+    return measure_rounds(run, device, options, isolate)
 
 
 def do_bench_median(run: Callable[[], Any], judge_flush: bool) -> float:
@@ -219,6 +232,78 @@ def crosscheck_one(
         "judge_reps": timing.reps,
         "job": pj.id,
     }
+
+
+def baseline_one(
+    pj: Any,
+    challenge_dir: Path,
+    device: str,
+    cache: Any,
+    budget_s: float,
+    bench: Callable[[Callable[[], Any], bool], float] = do_bench_median,
+) -> Dict[str, Any]:
+    """One baseline in its own calling form: its outputs against the reference (outside the
+    clock), then the judge's and do_bench's medians of the same call."""
+    from generator.judge.baseline import BaselineSolve
+    from generator.judge.cases import performance
+    from generator.judge.challenge import load_challenge
+    from generator.judge.compare import compare_output
+    from generator.judge.signature import params_from_signature
+
+    challenge = load_challenge(challenge_dir, device)
+    params = params_from_signature(challenge.get_solve_signature())
+    case = performance(challenge, params, 0)
+    baseline = BaselineSolve.load(Path(pj.artifact or pj.source))
+    baseline.prepare_call(params, case.values)
+    bound = baseline.bind(params, case.values)
+    bound.run()  # compiles whatever the first call needs, outside both measurements
+    bound.finish()  # its returned outputs onto the case's tensors
+    copies = {k: v.clone() if hasattr(v, "clone") else v for k, v in case.values.items()}
+    challenge.reference_impl(**copies)
+    atol, rtol = float(challenge.atol), float(challenge.rtol)
+    outputs = [p.name for p in params if p.is_tensor and p.direction != "in"]
+    compared = [compare_output(n, case.values[n], copies[n], atol, rtol) for n in outputs]
+    timing = judge_timing(bound.run, device, perf_options(budget_s), False)
+    try:
+        do_bench_ms, flush = bench(bound.run, True), JUDGE_FLUSH
+    except FlushNotReplaced:
+        do_bench_ms, flush = bench(bound.run, False), DO_BENCH_FLUSH
+    ratio = timing.median_ms / do_bench_ms
+    return {
+        "name": pj.name,
+        "job": pj.id,
+        "outputs_ok": all(c.ok for c in compared),
+        "outputs": "; ".join(c.describe() for c in compared),
+        "judge_ms": timing.median_ms,
+        "do_bench_ms": do_bench_ms,
+        "ratio": ratio,
+        "agree": abs(ratio - 1.0) <= AGREEMENT,
+        "flush": flush,
+    }
+
+
+def baselines(
+    prebuilt: Path, job_ids: Sequence[str], device: str, budget_s: float
+) -> Dict[str, Any]:
+    """An entry per baseline job id, `{"error"}` where it failed (e.g. its library is missing)."""
+    from generator.judge.bundle import load_bundle
+    from generator.judge.cache import Cache
+
+    cache = Cache()
+    plan, _ = load_bundle(prebuilt, cache)
+    jobs = {pj.id: pj for pj in plan.jobs}
+    found: Dict[str, Any] = {}
+    for job_id in job_ids:
+        pj = jobs.get(job_id)
+        if pj is None:
+            found[job_id] = {"job": job_id, "error": "not in the bundle"}
+            continue
+        challenge_dir = Path(plan.challenges[job_id.split("/")[0]].dir)
+        try:
+            found[job_id] = baseline_one(pj, challenge_dir, device, cache, budget_s)
+        except Exception as exc:  # reported, and the next baseline is still measured
+            found[job_id] = {"job": job_id, "name": pj.name, "error": _one_line(exc)}
+    return found
 
 
 def use_mojo_runtime(runtime: Optional[Path]) -> None:
@@ -407,7 +492,10 @@ def main(argv: Optional[List[str]] = None) -> int:
     where = steps.add_parser("profile", help="stream order, kernels and overhead per solution")
     where.add_argument("--prebuilt", type=Path, required=True)
     where.add_argument("--job", action="append", help="plan job ids (default: PROFILE_JOBS)")
-    for step in (cross, dispatch, where):
+    strongest = steps.add_parser("baselines", help="the strongest baselines vs do_bench")
+    strongest.add_argument("--prebuilt", type=Path, required=True)
+    strongest.add_argument("--job", action="append", help="plan job ids (default: BASELINE_JOBS)")
+    for step in (cross, dispatch, where, strongest):
         step.add_argument("--json", type=Path, required=True, help="where the result goes")
         step.add_argument("--device", default="cuda")
         step.add_argument("--budget", type=float, default=2.0, help="the judge's per-job budget")
@@ -416,6 +504,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         found = crosscheck(args.prebuilt, args.job or CROSSCHECK_JOBS, args.device, args.budget)
     elif args.step == "profile":
         found = profile(args.prebuilt, args.job or PROFILE_JOBS, args.device, args.budget)
+    elif args.step == "baselines":
+        found = baselines(args.prebuilt, args.job or BASELINE_JOBS, args.device, args.budget)
     else:
         found = dispatch_floor(args.device, args.budget)
     args.json.write_text(json.dumps(found, indent=1) + "\n")

@@ -264,6 +264,8 @@ def measure(clone: Path, work: Path, languages: Optional[str], perf_mb: int, hoo
     failing = hook_failures(copy, changed_files) if hooks else {}
     check_seconds, checked = chgen("generate", "--check", "--out", ".", cwd=copy, env=env)
     _, static = chgen("check", ".", cwd=copy, env=env)
+    _, static_before = chgen("check", ".", cwd=clone, env=env)
+    findings_before, findings_after = _findings(static_before.stdout), _findings(static.stdout)
     return {
         "import": {"seconds": round(import_seconds, 1), "summary": _counts_only(summary)},
         "generate": {"seconds": round(generate_seconds, 1), "error": _counts_only(generate_error)},
@@ -287,9 +289,23 @@ def measure(clone: Path, work: Path, languages: Optional[str], perf_mb: int, hoo
             "generate_check_seconds": round(check_seconds, 1),
             "check_exit": static.returncode,
             "check_summary": _counts_only((static.stdout.strip().splitlines() or [""])[-1]),
+            "check_findings_before": len(findings_before),
+            "check_findings_after": len(findings_after),
+            "check_new_findings": sorted(findings_after - findings_before),
+            "check_findings_gone": len(findings_before - findings_after),
         },
         "changed_by_challenge": _changed_by_challenge(rows),
     }
+
+
+def _findings(output: str) -> set:
+    """`chgen check` findings as (challenge, file, rule) names, without positions or text."""
+    found = set()
+    for line in output.splitlines():
+        match = re.match(r"^challenges/\w+/([^/]+)/(\S+?):\d+:\d+: ([A-Z]\d{3}) ", line)
+        if match:
+            found.add(f"{match.group(1)} {match.group(2)} {match.group(3)}")
+    return found
 
 
 def _top_new(clone: Path, parent: str) -> str:
@@ -351,6 +367,10 @@ def markdown(result: Dict[str, Any], meta: Dict[str, Any]) -> str:
         f"{result['after']['generate_check_clean']} |",
         f"| `chgen check` afterwards | exit {result['after']['check_exit']}: "
         f"{result['after']['check_summary']} |",
+        f"| `chgen check` findings before / after / new / gone | "
+        f"{result['after']['check_findings_before']} / {result['after']['check_findings_after']} / "
+        f"{len(result['after']['check_new_findings'])} / "
+        f"{result['after']['check_findings_gone']} |",
         "",
         "## Files by kind",
         "",

@@ -10,6 +10,7 @@ challenge with solutions or baselines it writes `<id>_<slug>-<tag>.json` with ex
                   "speedup"}],
      "strongest_baseline": {"name", "median_ms", "easier"} or null,
      "crosscheck": {"name", "judge_ms", "do_bench_ms", "ratio", ...} or null,
+     "baseline_crosscheck": [{"name", "job", "outputs_ok", "judge_ms", "do_bench_ms", ...}],
      "dispatch_floor": {"add_ms", "pallas_identity_ms", ...} or null,
      "profile": [{"name", "stream_ordered", "judge_ms", "kernel_ms", "overhead_ms", ...}]}
 
@@ -17,11 +18,12 @@ challenge with solutions or baselines it writes `<id>_<slug>-<tag>.json` with ex
 is the fastest timed one; `easier` marks a baseline handed part of the answer (a name with
 "precomputed", e.g. rstd given), which the files label as an easier problem. `speedup` is the
 strongest baseline's median over the entry's. `crosscheck` is the judge's time of one solution
-beside triton.testing.do_bench's, and `dispatch_floor` what a trivial jitted JAX call costs timed
-as the judge times a JAX solution (benchmarks/harness_check.py measures both, gpu_judge.py records
-them in judge.json's meta); `profile` says, per solution profiled there, whether its work is
-ordered with the caller's stream, its kernels' time and what launching and waiting add. A
-Markdown rendering next
+beside triton.testing.do_bench's, `baseline_crosscheck` the same for the strongest baselines, each
+in its library's own calling form with its outputs checked outside the clock, and
+`dispatch_floor` what a trivial jitted JAX call costs timed as the judge times a JAX solution
+(benchmarks/harness_check.py measures them, gpu_judge.py records them in judge.json's meta);
+`profile` says, per solution profiled there, whether its work is ordered with the caller's
+stream, its kernels' time and what launching and waiting add. A Markdown rendering next
 to it also carries the run's spec-level proofs (mutants, oracle, accuracy floor) and the seeds
 every solution passed, when the run has them.
 """
@@ -137,6 +139,11 @@ def results_for(report: Dict[str, Any], challenge: str) -> Dict[str, Any]:
         "results": entries,
         "strongest_baseline": strongest,
         "crosscheck": (meta.get("crosscheck") or {}).get(challenge),
+        "baseline_crosscheck": [
+            entry
+            for job, entry in sorted((meta.get("baseline_crosscheck") or {}).items())
+            if job.split("/")[0] == challenge
+        ],
         "dispatch_floor": meta.get("dispatch_floor"),
         "profile": [
             entry
@@ -179,6 +186,28 @@ def crosscheck_line(check: Dict[str, Any]) -> str:
     if check.get("judge_run_ms") is not None:
         run_ratio = check["judge_run_ms"] / check["do_bench_ms"]
         text += f"; the judge run's median {check['judge_run_ms']:.4f} ms (ratio {run_ratio:.3f})"
+    return text + _measured_in(check)
+
+
+def baseline_crosscheck_line(check: Dict[str, Any]) -> str:
+    """A baseline in its own calling form: its outputs against the reference, the judge's time
+    of it beside do_bench's, or why it was not measured."""
+    name = check.get("name") or check.get("job") or "?"
+    if check.get("judge_ms") is None or check.get("do_bench_ms") is None:
+        return f"Baseline cross-check ({name}): not measured ({check.get('error', 'no figures')})"
+    outputs = (
+        "outputs match the reference"
+        if check.get("outputs_ok")
+        else (f"outputs DIFFER from the reference ({check.get('outputs', '')})")
+    )
+    text = (
+        f"Baseline cross-check ({name}, in its own calling form): {outputs}; judge "
+        f"{check['judge_ms']:.4f} ms, triton.testing.do_bench {check['do_bench_ms']:.4f} ms "
+        f"(ratio {check['ratio']:.3f}, {'within' if check.get('agree') else 'NOT within'} "
+        f"{AGREEMENT:.0%})"
+    )
+    if check.get("judge_run_ms") is not None:
+        text += f"; the judge run's median {check['judge_run_ms']:.4f} ms"
     return text + _measured_in(check)
 
 
@@ -285,6 +314,7 @@ def markdown_for(report: Dict[str, Any], challenge: str, data: Dict[str, Any]) -
         )
     if data["crosscheck"]:
         lines.append("- " + crosscheck_line(data["crosscheck"]))
+    lines += ["- " + baseline_crosscheck_line(entry) for entry in data["baseline_crosscheck"]]
     if data["dispatch_floor"]:
         lines.append("- " + dispatch_floor_line(data["dispatch_floor"]))
     lines += ["", "| Name | Language | Variant | Median ms | GB/s | % of copy | Speedup |"]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import textwrap
 from typing import Any, Dict, List, Optional
 
@@ -33,6 +34,8 @@ def example_fingerprint(loaded: LoadedSpec) -> str:
         "prefill": spec.prefill,
         "atol": spec.atol,
         "rtol": spec.rtol,
+        # the tolerance check (tolerance_check.py) measures the reference against the oracle
+        "oracle": spec.oracle.model_dump() if spec.oracle else None,
     }
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:16]
 
@@ -70,6 +73,21 @@ def start_value(prefill: Any, kind: str) -> Any:
         return float("nan") if kind == "float" else 0
     value = 0 if prefill == "zeros" else prefill
     return float(value) if kind == "float" else int(value)
+
+
+def _left_at_start(value: float, prefill: Any) -> bool:
+    """An element still holding the value its output started with: NaN (empty) or the prefill
+    number (zeros are left out: a reference may compute a zero)."""
+    start = start_value(prefill, "float")
+    if math.isnan(start):
+        return math.isnan(value)
+    return start != 0 and value == start
+
+
+def _start_text(prefill: Any) -> str:
+    if prefill is None or prefill == "empty":
+        return "NaN, as every output starts here unwritten (prefill: empty)"
+    return f"{start_value(prefill, 'float'):g}, the prefill every output starts with"
 
 
 def verify_example(loaded: LoadedSpec) -> None:
@@ -183,18 +201,32 @@ def verify_one_example(loaded: LoadedSpec, index: int) -> None:
         _verify_reference_outputs(loaded, index, values, precision)
         return
     errors = []
+    directions = {p.name: p.direction for p in spec.signature}
     for name, expected in ex.outputs.items():
         got = values[name].to(torch.float64)
         want = torch.tensor(expected, dtype=torch.float64)
         bad = ~torch.isclose(got, want, atol=spec.atol, rtol=spec.rtol, equal_nan=True)
         if bad.any():
             at = tuple(int(i) for i in bad.nonzero()[0])
+            where = loaded.example_position(index, "outputs", name)
+            tolerance = f"{precision}, atol={spec.atol:g}, rtol={spec.rtol:g}"
+            if directions[name] == "out" and _left_at_start(got[at].item(), spec.prefill):
+                errors.append(
+                    SpecError(
+                        where,
+                        f"{prefix}expected {name}{list(at)} = {want[at].item():g}, but the "
+                        f"reference never writes it: it still holds {_start_text(spec.prefill)} "
+                        f"({tolerance})",
+                        f"write every element of {name} in place ({name}.copy_(...) or "
+                        f"{name}[...] = ...), not a new tensor under its name",
+                    )
+                )
+                continue
             errors.append(
                 SpecError(
-                    loaded.example_position(index, "outputs", name),
+                    where,
                     f"{prefix}expected {name}{list(at)} = {want[at].item():g}, but the "
-                    f"reference computes {got[at].item():.6g} ({precision}, atol={spec.atol:g}, "
-                    f"rtol={spec.rtol:g})",
+                    f"reference computes {got[at].item():.6g} ({tolerance})",
                     "fix the hand-written value or the reference",
                 )
             )

@@ -4,7 +4,8 @@ is the spec author's code.
 `verify_examples(specs, rendered)` starts one child (generator/sandbox.py: time and memory limits,
 bubblewrap where it works) for the whole run, not one per spec. The child loads each spec again
 and calls `example_check.verify_example`, then (given the rendered files)
-`validation.check_rendered` on them, announcing each spec as a step; whatever the reference does
+`validation.check_rendered` on them and, for a spec with an oracle, `tolerance_check` (the
+reference against the oracle on every functional case), announcing each spec as a step; whatever the reference does
 there (raise SystemExit or KeyboardInterrupt, call os._exit, loop forever, exhaust memory, crash
 the interpreter) becomes a SpecError at that spec's `reference:` line, and the parent carries on.
 
@@ -150,6 +151,7 @@ def _child() -> None:
     from generator.example_check import verify_example
     from generator.spec.loader import load_spec_text
     from generator.spec.yamlpos import read_text
+    from generator.tolerance_check import check_tolerance
     from generator.validation import check_rendered
 
     for index, entry in enumerate(job):
@@ -162,6 +164,10 @@ def _child() -> None:
             verify_example(loaded)
             if "challenge" in entry:
                 errors = check_rendered(loaded, Path(entry["tree"]), entry["challenge"])
+            if "challenge" in entry and not errors and loaded.spec.oracle is not None:
+                sandbox.send({"step": index})  # the oracle's own time on every case
+                folder = Path(entry["tree"]) / entry["challenge"]
+                errors = check_tolerance(loaded, folder)
         except SpecErrors as exc:
             errors = list(exc.errors)
         except SpecError as exc:

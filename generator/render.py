@@ -25,7 +25,7 @@ from generator.dtypes import lookup
 from generator.formatting import LINE_LENGTH, format_text
 from generator.languages import LANGUAGES, SigParam, for_gpus
 from generator.resources import template_dir
-from generator.spec import shapes
+from generator.spec import example_page, shapes
 from generator.spec.loader import LoadedSpec, shape_of, size_names
 from generator.spec.model import (
     Case,
@@ -701,10 +701,11 @@ class ChallengeHtmlContext(TemplateContext):
 
 
 def example_section(spec: Spec, example: Example, title: str) -> html.ExampleSection:
-    """One example's section: its tensors in signature order and the scalars the form lists (a
-    matrix page never lists the sizes, its labels carry them; a summary always does, as the public
-    summaries do; a <pre> page when the example says)."""
-    sizes = set(size_names(spec))
+    """One example's section: its tensors in signature order and the scalars it writes (the
+    example's `shown`, else those the form lists: a matrix page never lists the sizes, its labels
+    carry them; a summary always does, as the public summaries do; a <pre> page when the example
+    says; spec/example_page.py)."""
+    sizes = size_names(spec)
     tensors = [p for p in spec.signature if p.is_tensor]
     inputs = [
         (p.name, shape_of(p, example.shapes), shown_data(p, example, example.inputs))
@@ -716,12 +717,10 @@ def example_section(spec: Spec, example: Example, title: str) -> html.ExampleSec
         for p in tensors
         if p.direction != "in"
     ]
-    form = html.example_form(inputs + outputs, spec.page.matrix.squeeze)
-    listed = form == "summary" or (example.show_sizes and form == "pre")
+    params = {p.name: p for p in spec.signature}
     scalar_lines = [
-        (p.name, p.latex, example.scalars[p.name])
-        for p in spec.signature
-        if not p.is_tensor and (listed or p.name not in sizes) and p.name not in example.hide
+        (name, params[name].latex, example.scalars[name])
+        for name in example_page.shown_scalars(spec, example, sizes)
     ]
     explanation = None
     if example.explanation:  # its own blank lines before it are the page's (a bmatrix's gap)

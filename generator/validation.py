@@ -19,13 +19,17 @@ from typing import Iterable, List, Optional, Tuple
 from generator.checks.registry import ERROR, Finding
 from generator.checks.report import DEFAULT_CASES, Options, Report
 from generator.spec.loader import LoadedSpec
-from generator.spec.yamlpos import PathKey, Position, SpecError
+from generator.spec.yamlpos import PathKey, Position, SpecError, block_line
 
 #: a deep finding that names the case it happened in ("... on functional case 3", "(in the
 #: functional case 3, ...)")
 _CASE_RE = re.compile(r"functional case (\d+)")
 #: D002's words for a size the performance bullet does not list
 _OMITTED_RE = re.compile(r"the bullet omits size ")
+#: fixes that fit a spec, for the rules whose own fix speaks of a challenge.py
+_SPEC_FIXES = {
+    "D005": "fix the reference (it runs on the CPU here), or the case's sizes or inputs",
+}
 #: a rendered line shorter than this says too little to be traced to one spec text
 _MIN_TRACE = 4
 
@@ -71,12 +75,40 @@ def spec_error(loaded: LoadedSpec, folder: Path, challenge: str, finding: Findin
     except OSError:
         lines = []
     shown = lines[finding.line - 1] if 0 < finding.line <= len(lines) else ""
-    position = _case_position(loaded, finding.message) or _text_position(loaded, name, shown)
+    position = (
+        _case_position(loaded, finding.message)
+        or _heading_position(loaded, name, shown, finding.message)
+        or _text_position(loaded, name, shown)
+    )
+    message, hint = _in_spec_words(loaded, finding)
+    where = f"it renders into {name} line {finding.line}"
     return SpecError(
         position,
-        f"{finding.code} {finding.message}",
-        f"fix it in the spec: it renders into {name} line {finding.line}",
+        f"{finding.code} {message}",
+        f"{hint}; {where}" if hint else f"fix it in the spec: {where}",
     )
+
+
+def _in_spec_words(loaded: LoadedSpec, finding: Finding) -> Tuple[str, str]:
+    """The finding's message as the spec says it: a functional case by its name (the rules count
+    challenge.py's cases from 0), and a fix that fits a spec in place of the rule's own
+    (D005's `use ops that run on every device` is about a challenge.py run on the CPU)."""
+    from generator.checks.registry import RULES
+
+    cases = loaded.spec.functional
+
+    def named(match: "re.Match[str]") -> str:
+        index = int(match.group(1))
+        if index >= len(cases):
+            return match.group(0)
+        return f"case {cases[index].name!r} (functional case {index + 1} of {len(cases)})"
+
+    message = _CASE_RE.sub(named, finding.message)
+    hint = _SPEC_FIXES.get(finding.code, "")
+    fix = RULES[finding.code].fix if finding.code in RULES else ""
+    if hint and fix and message.endswith(f"; {fix}"):
+        message = message[: -len(f"; {fix}")]
+    return message, hint
 
 
 def _case_position(loaded: LoadedSpec, message: str) -> Optional[Position]:
@@ -86,6 +118,42 @@ def _case_position(loaded: LoadedSpec, message: str) -> Optional[Position]:
     index = int(match.group(1))
     case = loaded.spec.functional[index]
     return loaded.position("functional", index, "inputs" if case.inputs else "name")
+
+
+#: a page line that is one <h2>, and a finding about a section the page lacks
+_H2_RE = re.compile(r"^\s*<h2>(.*?)</h2>\s*$")
+_MISSING_RE = re.compile(r"no <h2>(.*?)</h2> section")
+
+
+def _heading_position(
+    loaded: LoadedSpec, name: str, shown: str, message: str
+) -> Optional[Position]:
+    """A finding on an <h2> line, or about a section the page lacks, at the spec node that
+    writes that heading: an example's title (or the example), one of `sections`' titles, the
+    requirements or the constraints."""
+    if not name.endswith(".html"):
+        return None
+    from generator.html import example_titles
+
+    spec = loaded.spec
+    heading = _H2_RE.match(shown)
+    missing = _MISSING_RE.search(message)
+    title = heading.group(1) if heading else missing.group(1) if missing else None
+    if title is None:
+        return None
+    titles = example_titles([ex.title for ex in spec.examples])
+    keys: List[Tuple[str, PathKey]] = [
+        (text, ("examples", i, "title") if ex.title else ("examples", i))
+        for i, (text, ex) in enumerate(zip(titles, spec.examples))
+    ]
+    keys += [(s.title, ("sections", j, "title")) for j, s in enumerate(spec.sections)]
+    keys += [("Implementation Requirements", ("requirements",)), ("Constraints", ("constraints",))]
+    for text, key in keys:
+        if text == title or (missing and text.rstrip(":").startswith(title)):
+            return loaded.position(*key)
+    if missing and title.startswith("Example"):
+        return loaded.position("examples", 0)
+    return None
 
 
 def _candidates(loaded: LoadedSpec, name: str) -> Iterable[Tuple[PathKey, str]]:
@@ -137,17 +205,10 @@ def _text_position(loaded: LoadedSpec, name: str, shown: str) -> Position:
 
 
 def _line_within(loaded: LoadedSpec, key: PathKey, k: int, count: int) -> Position:
-    """Line `k` of the text at `key`: in a block scalar (`|`, `>`) it is written k + 1 lines
-    below the node, at that line's indentation."""
+    """Line `k` of the text at `key` (its own line within a block scalar)."""
     position = loaded.position(*key)
     try:
-        written = loaded.path.read_text().splitlines()
+        written = loaded.path.read_text()
     except OSError:
         return position
-    head = written[position.line - 1] if 0 < position.line <= len(written) else ""
-    block = head[position.column - 1 : position.column] in ("|", ">")
-    if not block or count == 0:
-        return position
-    line = position.line + 1 + k
-    text = written[line - 1] if line <= len(written) else ""
-    return Position(position.file, line, len(text) - len(text.lstrip()) + 1)
+    return block_line(written, position, k) if count else position

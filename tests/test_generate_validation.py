@@ -58,7 +58,10 @@ def test_generate_reports_rendered_findings_at_the_spec_and_writes_nothing(workd
         "in the spec: it renders into challenge.html line 3)"
     ) in result.output
     assert f"{shown}:{note}:3: F002 E501 line too long (120 > 100 characters)" in result.output
-    assert f"{shown}:{seven}:11: D005 reference_impl failed on functional case 4: " in result.output
+    assert (
+        f"{shown}:{seven}:11: D005 reference_impl failed on case 'seven' (functional case 5 of 5): "
+        in result.output
+    )
     assert "AssertionError: seven" in result.output
     assert "nothing was written" in result.output, result.output
     after = sorted(p.relative_to(workdir) for p in (workdir / "generated").rglob("*"))
@@ -101,4 +104,6 @@ def test_a_tolerated_rule_does_not_stop_generation_and_codes_are_checked(workdir
     line = line_of(spec, "tolerated_rules")
     shown = "specs/900_my_thing.yaml"
     assert f"{shown}:{line}:19: 'H0006' is not a rule code (did you mean 'H006'?)" in result.output
-    assert f"{shown}:{line}:26: G002 is about the spec itself and cannot be tolerated" in result.output
+    assert (
+        f"{shown}:{line}:26: G002 is about the spec itself and cannot be tolerated" in result.output
+    )

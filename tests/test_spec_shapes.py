@@ -28,7 +28,7 @@ def line_of(text: str, needle: str) -> int:
         ("shape: [B, 2 * C, L]", "shape: [B, 2 ** C, L]", "integers, size names, + - * // %"),
         ("shape: [B, 2 * C, L]", "shape: [B, 2 * C), L]", "not an arithmetic expression"),
         ("shape: [B, 2 * C, L]", "shape: [B, 2.5 * C, L]", "2.5 is not an integer"),
-        ("shape: [B, 2 * C, L]", "shape: [B, 2 * C // (L - 3), L]", "division by zero for the"),
+        ("shape: [B, 2 * C, L]", "shape: [B, 2 * C * L // (L - 3), L]", "division by zero for the"),
         ("shape: [B, 2 * C, L]", "shape: [B, 2 * C - 5, L]", "is -1, a negative dimension"),
     ],
 )

@@ -936,7 +936,7 @@ def _examples(
         if written.explanation:  # several lines: a literal block, as the page writes them
             multiline = "\n" in written.explanation
             entry["explanation"] = written.explanation + "\n" * multiline
-        if not page.matrix and set(written.labels) & set(read.sizes):
+        if not page.matrix and set(written.labels) & set(read.sizes) and _in_pre(entry):
             entry["show_sizes"] = True
         hidden = _hidden_scalars(read, written)
         if hidden:
@@ -945,6 +945,19 @@ def _examples(
         if numbers:
             entry["numbers"] = numbers
     return found
+
+
+def _in_pre(entry: Dict[str, Any]) -> bool:
+    """chgen writes the example's data in <pre> (its sizes then listed with show_sizes); 2-D data
+    it writes as matrices, and a page that shows them in <pre> keeps its block as `display`."""
+    tensors = [
+        (name, literal_dims(value), value)
+        for part in ("inputs", "outputs")
+        if isinstance(entry.get(part), dict)
+        for name, value in entry[part].items()
+        if isinstance(value, list)
+    ]
+    return example_form(tensors) == "pre"
 
 
 def _hidden_scalars(read: _Read, written: page_reader.PageExample) -> List[str]:

@@ -14,6 +14,10 @@ import torch
 from generator.challenge.pyfile import WORLD_SIZE
 from generator.judge.signature import JudgeParam
 
+#: the judge's first case, challenge.py's generate_example_test, named apart from a functional
+#: case named "example" (a spec's `from_example` case usually is)
+EXAMPLE_CASE = "generate_example_test"
+
 
 @dataclass
 class Case:
@@ -74,13 +78,13 @@ def _case(raw: Dict[str, Any], params: List[JudgeParam], name: str, device: str)
 def example_and_functional(
     challenge: Any, params: List[JudgeParam], seed: int, names: Optional[List[str]] = None
 ) -> List[Case]:
-    """The example, then every functional case; `names` labels the functional ones."""
+    """The example test, then every functional case; `names` labels the functional ones."""
     device = challenge.device
     torch.manual_seed(seed)
     example = challenge.generate_example_test()
     if isinstance(example, list):  # a few public challenges wrap the example in a list
         example = example[0]
-    cases = [_case(example, params, "example", device)]
+    cases = [_case(example, params, EXAMPLE_CASE, device)]
     torch.manual_seed(seed + 1)
     functional = challenge.generate_functional_test()
     for index, raw in enumerate(functional):
@@ -95,3 +99,11 @@ def performance(challenge: Any, params: List[JudgeParam], seed: int) -> Case:
     if isinstance(raw, list):
         raw = raw[0]
     return _case(raw, params, "performance", challenge.device)
+
+
+def passed_text(names: Sequence[str]) -> str:
+    """What a run's cases were, counted as the spec counts them: the example test apart from
+    the functional cases (a mutant is run on the functional cases only)."""
+    if names and names[0] == EXAMPLE_CASE:
+        return f"the example test and {len(names) - 1} functional case(s) passed"
+    return f"{len(names)} case(s) passed"

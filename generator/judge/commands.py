@@ -152,8 +152,8 @@ def print_result(result: Dict[str, Any], console: Any) -> None:
                 "the CPU (raise the limit with --cpu-max-elements N, or judge on a GPU)",
                 markup=False,
             )
-    perf = result.get("perf")
-    if perf:
+    perf = result.get("perf") or {}
+    if perf.get("median_ms") is not None:
         line = (
             f"performance: median {perf['median_ms']:.4f} ms, min {perf['min_ms']:.4f} ms, "
             f"spread {perf['spread']:.1%} over {perf['reps']} reps ({perf['clock']})"
@@ -165,6 +165,10 @@ def print_result(result: Dict[str, Any], console: Any) -> None:
         console.print(line, markup=False)
         if perf.get("note"):
             console.print(f"note: {perf['note']}", markup=False)
+    if perf.get("rounds"):
+        from generator.judge.report import rounds_line
+
+        console.print(rounds_line(perf["rounds"]), markup=False)
     forced = (result.get("env") or {}).get("forced_ranks")
     if forced:
         from generator.judge.report import ranks_line
@@ -194,6 +198,8 @@ def error_cell(case: Dict[str, Any], column: str) -> str:
     key = {"Max abs err": "max_abs", "Max rel err": "max_rel"}[column]
     if key not in case:
         return ""
+    if isinstance(case[key], str):  # "nan" or "inf": a failing element without a finite error
+        return case[key]
     return f"{case[key]:g}" if case.get("exact") else f"{case[key]:.2e}"
 
 
@@ -227,6 +233,8 @@ class TestArgs:
     cpu_max_elements: Optional[int] = None
     #: every case of a multi-GPU challenge on this many ranks instead of its own (--ranks)
     ranks: Optional[int] = None
+    #: only the jobs whose id matches one of these shell patterns (fnmatch); empty: all
+    only: List[str] = field(default_factory=list)
     #: `--tree` without `--specs`: every challenge of the tree, read from its files
     tree_mode: bool = False
     #: mistakes derived from each reference_impl (generator/judge/derived.py); None: derive
@@ -267,7 +275,19 @@ def live_plan(args: TestArgs, cache: Cache) -> Any:
             plan = plan_from_specs(paths, args.tree_dir, args.solutions_dir, work, args.mutants)
     except PlanError as exc:
         raise CommandError(str(exc)) from None
-    return only_kinds(plan, args.kinds)
+    return only_ids(only_kinds(plan, args.kinds), args.only)
+
+
+def only_ids(plan: Any, patterns: List[str]) -> Any:
+    """Keep the jobs whose id matches one of `patterns` (shell patterns, e.g.
+    `142_*/solution/optimized/*`); the proofs of the others are then not shown."""
+    import fnmatch
+
+    if patterns:
+        plan.jobs = [j for j in plan.jobs if any(fnmatch.fnmatch(j.id, p) for p in patterns)]
+        if not plan.jobs:
+            raise CommandError(f"no job matches {', '.join(patterns)}")
+    return plan
 
 
 def only_kinds(plan: Any, kinds: List[str]) -> Any:
@@ -320,7 +340,7 @@ def test_command(args: TestArgs, console: Any, err: Any) -> int:
             ]
             if not plan.jobs:
                 raise CommandError(f"the bundle has no jobs for {', '.join(wanted)}")
-        plan = only_kinds(plan, args.kinds)
+        plan = only_ids(only_kinds(plan, args.kinds), args.only)
     else:
         plan = live_plan(args, cache)
     if args.ranks is not None and not any(c.num_gpus > 1 for c in plan.challenges.values()):

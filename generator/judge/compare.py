@@ -3,13 +3,16 @@
 Floating outputs pass where |actual - expected| <= atol + rtol * |expected| (in float64), or where
 both are NaN, or both are the same infinity; integer and boolean outputs must be equal. The report
 gives the max absolute error over finite pairs, the max relative error where |expected| > atol,
-and the first failing index.
+and the first failing index. A failing element that is NaN or infinite (on either side) has no
+finite error: it is counted, and the errors become NaN (a NaN among them) or infinite, so that a
+table or a JSON report never shows the finite pairs' small error for an output full of NaN.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Tuple
+import math
+from dataclasses import dataclass, field, replace
+from typing import Any, Dict, Iterable, List, Optional, Tuple
 
 import torch
 
@@ -28,6 +31,12 @@ class Comparison:
     #: an integer or boolean output: compared for equality, so a relative error means nothing
     exact: bool = False
     elements: int = 0
+    #: failing elements that are NaN (on either side), and the other non-finite ones (infinities)
+    nan: int = 0
+    inf: int = 0
+    #: the errors over the finite pairs alone (max_abs and max_rel when every pair is finite)
+    finite_abs: float = 0.0
+    finite_rel: float = 0.0
 
     def describe(self) -> str:
         if self.problem:
@@ -43,7 +52,25 @@ class Comparison:
     def error_text(self) -> str:
         if self.exact:
             return f"max abs {self.max_abs:.3g}"
-        return f"max abs {self.max_abs:.3g}, max rel {self.max_rel:.3g}"
+        text = f"max abs {self.max_abs:.3g}, max rel {self.max_rel:.3g}"
+        special = [f"{n} {word}" for n, word in ((self.nan, "NaN"), (self.inf, "inf")) if n]
+        if special:
+            finite = f"max abs {self.finite_abs:.3g}, max rel {self.finite_rel:.3g}"
+            text += f": {' and '.join(special)}; over the finite elements {finite}"
+        return text
+
+
+def worst(values: Iterable[float]) -> float:
+    """The largest error, NaN when one is NaN (max() alone depends on where the NaN stands)."""
+    found = list(values)
+    if any(math.isnan(v) for v in found):
+        return math.nan
+    return max(found, default=0.0)
+
+
+def encode_error(value: float) -> Any:
+    """An error for JSON: a number, or "nan" / "inf" (which float() reads back)."""
+    return value if math.isfinite(value) else str(value)
 
 
 def _unravel(flat: int, shape: Tuple[int, ...]) -> Tuple[int, ...]:
@@ -82,6 +109,13 @@ def compare_output(
         # Relative error only where it means something: above the absolute tolerance.
         sizable = finite & (e.abs() > max(atol, 1e-30))
         max_rel = float((diff[sizable] / e[sizable].abs()).max()) if bool(sizable.any()) else 0.0
+        wild = ~ok & ~finite
+        nan = int((wild & (a.isnan() | e.isnan())).sum())
+        inf = int(wild.sum()) - nan
+        if nan or inf:
+            error = math.nan if nan else math.inf
+            failed = _failed(name, actual, expected, ~ok, error, error, exact, elements)
+            return replace(failed, nan=nan, inf=inf, finite_abs=max_abs, finite_rel=max_rel)
     else:
         a, e = actual, expected.to(actual.dtype)
         ok = a == e
@@ -89,22 +123,35 @@ def compare_output(
         max_abs = float(diff.max())
         max_rel = 0.0
     bad = ~ok
-    count = int(bad.sum())
-    if count == 0:
+    if not bool(bad.any()):
         return Comparison(name, True, max_abs, max_rel, exact=exact, elements=elements)
+    return _failed(name, actual, expected, bad, max_abs, max_rel, exact, elements)
+
+
+def _failed(
+    name: str,
+    actual: torch.Tensor,
+    expected: torch.Tensor,
+    bad: torch.Tensor,
+    max_abs: float,
+    max_rel: float,
+    exact: bool,
+    elements: int,
+) -> "Comparison":
     flat = int(bad.flatten().nonzero()[0])
-    index = _unravel(flat, tuple(actual.shape))
     return Comparison(
         name,
         False,
         max_abs,
         max_rel,
-        count,
-        index,
+        int(bad.sum()),
+        _unravel(flat, tuple(actual.shape)),
         _scalar(actual.flatten()[flat]),
         _scalar(expected.flatten()[flat]),
         exact=exact,
         elements=elements,
+        finite_abs=max_abs,
+        finite_rel=max_rel,
     )
 
 
@@ -136,11 +183,11 @@ class OutputReport:
 
     @property
     def max_abs(self) -> float:
-        return max((c.max_abs for c in self.comparisons), default=0.0)
+        return worst(c.max_abs for c in self.comparisons)
 
     @property
     def max_rel(self) -> float:
-        return max((c.max_rel for c in self.comparisons), default=0.0)
+        return worst(c.max_rel for c in self.comparisons)
 
     @property
     def exact(self) -> bool:
@@ -157,7 +204,12 @@ class OutputReport:
                 "compared": sum(c.elements for c in self.comparisons),
                 "max_abs": self.max_abs,
             }
-        return {"max_abs": self.max_abs, "max_rel": self.max_rel}
+        errors = {"max_abs": encode_error(self.max_abs), "max_rel": encode_error(self.max_rel)}
+        for kind in ("nan", "inf"):
+            count = sum(getattr(c, kind) for c in self.comparisons)
+            if count:
+                errors[kind] = count
+        return errors
 
     def first_failure(self) -> Optional[Comparison]:
         return next((c for c in self.comparisons if not c.ok), None)

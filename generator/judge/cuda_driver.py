@@ -60,6 +60,13 @@ class Driver:
     def close(self, ptr: int) -> None:
         self.lib.cuIpcCloseMemHandle(ctypes.c_uint64(ptr))
 
+    def reset_persisting_l2(self) -> bool:
+        """Turn every persisting L2 line back to normal (lines a solution marked persisting with
+        an access policy window would outlive the judge's flush); False where the driver has no
+        such call or refuses it."""
+        reset = getattr(self.lib, "cuCtxResetPersistingL2Cache", None)
+        return reset is not None and reset() == 0
+
     def fill32(self, ptr: int, value: int, count: int = 1) -> None:
         self.check(
             self.lib.cuMemsetD32_v2(

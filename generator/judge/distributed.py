@@ -19,6 +19,7 @@ rank's time is the time of a call.
 
 from __future__ import annotations
 
+import math
 import os
 import secrets
 import shutil
@@ -504,8 +505,10 @@ class DistributedJudge(Judge):
                 if not stop.message.startswith("rank "):
                     stop.message = f"rank {rank} of {world}: {stop.message}"
                 raise
-        worst = max(reports, key=lambda report: report.max_abs or 0.0)
-        return worst
+        # a NaN error is the worst of all
+        return max(
+            reports, key=lambda report: math.inf if math.isnan(report.max_abs) else report.max_abs
+        )
 
     def compile_only(self, solution: Any) -> None:
         raise Stop(V.JUDGE_ERROR, "a multi-GPU challenge is judged by running its ranks")

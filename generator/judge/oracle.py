@@ -4,7 +4,9 @@
   |a - e| / (atol + rtol * |e|), in float64. NaN or an infinity where e is finite counts as
   infinite; where e itself is NaN or infinite, a matches only the same special value. A value of
   1 is exactly the judge's pass/fail boundary.
-- the float64 oracle: torch.autograd of the spec's forward expression, or the spec's own body.
+- the float64 oracle: torch.autograd of the spec's forward expression, or the spec's own body;
+  either has the spec's `reference_helpers` in reach as the reference has them (module functions
+  and constants by name, methods on `self`).
 - mean relative error against the oracle: mean(|a - o| / |o|) over the elements where o != 0.
 
 The plan carries the spec's oracle and accuracy floor as plain JSON, so nothing here needs the
@@ -13,6 +15,7 @@ spec model: the GPU machine has no pydantic.
 
 from __future__ import annotations
 
+import ast
 import math
 import textwrap
 from typing import Any, Dict, List, Optional
@@ -62,6 +65,24 @@ def _namespace() -> Dict[str, Any]:
     return {"torch": torch, "math": math, "F": torch.nn.functional}
 
 
+def with_helpers(namespace: Dict[str, Any], helpers: Optional[str], device: str) -> Dict[str, Any]:
+    """`namespace` with the spec's reference_helpers run in it: a def whose first parameter is
+    `self` moves onto a stand-in `self` (with `self.device`), as in challenge.py's Challenge."""
+    if not helpers:
+        return namespace
+    code = textwrap.dedent(helpers)
+    exec(compile(code, "<spec reference_helpers>", "exec"), namespace)  # noqa: S102 - the spec's
+    methods: Dict[str, Any] = {"device": device}
+    for node in ast.parse(code).body:
+        arguments = (
+            node.args.posonlyargs + node.args.args if isinstance(node, ast.FunctionDef) else []
+        )
+        if arguments and arguments[0].arg == "self":
+            methods[node.name] = namespace.pop(node.name)
+    namespace["self"] = type("Challenge", (), methods)()
+    return namespace
+
+
 def _upcast(value: Any) -> Any:
     """Floating tensors become float64 copies; integer tensors and scalars stay as they are."""
     if isinstance(value, torch.Tensor):
@@ -76,19 +97,20 @@ class Oracle:
     `forward` form: the inputs are upcast to float64, the `gradients` inputs require grad, the
     forward expression is evaluated with the scalars and float64 tensors in scope and
     back-propagated with `grad_output`; the gradients are the expected outputs. `code` form: a
-    function body over the float64 inputs returning {output: tensor}."""
+    function body over the float64 inputs returning {output: tensor}. `helpers` (the spec's
+    reference_helpers, which the plan carries beside the oracle) are in reach of both."""
 
-    def __init__(self, spec: Dict[str, Any], params: List[JudgeParam]):
+    def __init__(self, spec: Dict[str, Any], params: List[JudgeParam], device: str = "cpu"):
         self.spec = spec
         self.params = params
         self.function = None
+        self.namespace = with_helpers(_namespace(), spec.get("helpers"), device)
         if spec.get("code") is not None:
             names = [p.name for p in params]
             body = textwrap.indent(textwrap.dedent(spec["code"]).strip("\n") or "pass", "    ")
             source = f"def oracle({', '.join(names)}):\n{body}\n"
-            namespace = _namespace()
-            exec(compile(source, "<spec oracle>", "exec"), namespace)  # noqa: S102 - the spec's
-            self.function = namespace["oracle"]
+            exec(compile(source, "<spec oracle>", "exec"), self.namespace)  # noqa: S102
+            self.function = self.namespace["oracle"]
 
     def outputs(self, values: Dict[str, Any]) -> Dict[str, torch.Tensor]:
         """The expected outputs of one case, in float64, by output parameter name."""
@@ -100,7 +122,7 @@ class Oracle:
                 raise TypeError("the oracle's code must return a dict {output name: tensor}")
             return {name: torch.as_tensor(t).to(torch.float64) for name, t in result.items()}
         gradients: Dict[str, str] = self.spec["gradients"]
-        scope = {**_namespace(), **upcast}
+        scope = {**self.namespace, **upcast}
         with torch.enable_grad():
             leaves = [scope[name].requires_grad_(True) for name in gradients]
             forward = eval(self.spec["forward"], scope)  # noqa: S307 - the spec's expression

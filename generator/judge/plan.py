@@ -42,6 +42,8 @@ class PlanJob:
     artifact: Optional[str] = None  # bundle: the built .so
     build: Optional[Dict[str, Any]] = None  # bundle: the build record
     priority: int = 2  # timing order when time is short: lower first
+    #: the expectation when the run times nothing (`expect` holds when it is timed)
+    untimed_expect: Optional[str] = None
 
 
 @dataclass
@@ -137,6 +139,17 @@ def case_names_from_spec(spec_path: Path) -> List[str]:
         return [str(case["name"]) for case in data.get("functional", [])]
     except (OSError, yaml.YAMLError, KeyError, TypeError, AttributeError):
         return []
+
+
+def oracle_entry(spec: Any) -> Optional[Dict[str, Any]]:
+    """A spec's oracle as plain JSON, with the reference_helpers it may call (the oracle runs
+    where the spec model is not installed)."""
+    if spec.oracle is None:
+        return None
+    entry = spec.oracle.model_dump(exclude_none=True)
+    if spec.reference_helpers:
+        entry["helpers"] = spec.reference_helpers
+    return entry
 
 
 def starter_jobs(challenge: PlanChallenge, folder: Path, num_gpus: int) -> List[PlanJob]:
@@ -296,7 +309,7 @@ def plan_from_specs(
             atol=spec.atol,
             rtol=spec.rtol,
             mutants=[m.model_dump() for m in spec.mutants],
-            oracle=spec.oracle.model_dump(exclude_none=True) if spec.oracle else None,
+            oracle=oracle_entry(spec),
             accuracy_floor=spec.accuracy_floor.model_dump() if spec.accuracy_floor else None,
             num_gpus=spec.num_gpus,
         )
@@ -372,11 +385,13 @@ def plan_from_specs(
     return Plan(challenges, jobs, {"perf_bytes_limit": perf_bytes_limit()})
 
 
-def jobs_from_catalogue(path: Path, device: str) -> List[PlanJob]:
+def jobs_from_catalogue(path: Path, device: str, timed: bool = False) -> List[PlanJob]:
     """Extra files with the verdict each must get (e.g. a catalogue of hostile solutions).
 
-    The YAML names a `challenge` (a plan key) and `cases`: {file, expect, devices, timeout,
-    memory_mib, sandbox}, files relative to the catalogue. On the CPU, CUDA/Mojo/CuTe files that
+    The YAML names a `challenge` (a plan key) and `cases`: {file, expect, timed, devices,
+    timeout, memory_mib, sandbox}, files relative to the catalogue. An entry with `timed` (a
+    verdict, or one per device) is timed under --perf; with `timed=True` (a run that times) its
+    expectation is that verdict instead of `expect`. On the CPU, CUDA/Mojo/CuTe files that
     build must end in `built`; entries not meant for `device` are left out. An entry with
     `sandbox: true` is only held to its expectation where solutions run sandboxed."""
     import yaml
@@ -393,7 +408,10 @@ def jobs_from_catalogue(path: Path, device: str) -> List[PlanJob]:
         language = for_file(source.name)
         if language is None:
             raise PlanError(f"{path}: {entry['file']}: unknown language")
-        expect = str(entry["expect"])
+        when_timed = entry.get("timed")
+        if isinstance(when_timed, dict):
+            when_timed = when_timed.get(device, entry["expect"])
+        expect = str(when_timed if timed and when_timed is not None else entry["expect"])
         # languages that do not run on the CPU only build (or compile) there
         if device == "cpu" and not language.runs_on_cpu and expect != "build_error":
             expect = "built"
@@ -407,9 +425,12 @@ def jobs_from_catalogue(path: Path, device: str) -> List[PlanJob]:
                 language=language.key,
                 source=str(source),
                 expect=expect,
+                perf=when_timed is not None,
+                untimed_expect=str(entry["expect"]) if timed and when_timed is not None else None,
                 timeout=entry.get("timeout"),
                 memory_limit=int(entry["memory_mib"]) << 20 if entry.get("memory_mib") else None,
                 needs_sandbox=bool(entry.get("sandbox")),
+                priority=1,
             )
         )
     return jobs

@@ -132,6 +132,7 @@ class SolutionProcess:
             "nproc": process_limit(mode.uid if mode.uid is not None else os.getuid()),
             "memory_limit": self.memory_limit,
             "cpu_threads": job.get("cpu_threads"),
+            "baseline": bool(job.get("baseline")),
         }
         self.request(hello, float(job.get("startup_timeout", 300)), "start-up")
 

@@ -49,7 +49,7 @@ def cells(row: Dict[str, Any]) -> Dict[str, str]:
     perf = row.get("perf") or {}
     cases = f"{row['cases_passed']}/{row['cases']}" if row["cases"] else ""
     if row["kind"] == "mutant" and row["cases"]:
-        cases = f"caught {row['cases'] - row['cases_passed']}/{row['cases']}"
+        cases = f"caught {row['cases'] - row['cases_passed']}/{row['cases']} functional"
     if row.get("skipped"):
         cases += f" (+{row['skipped']} skipped)"
     seeds = row.get("seeds") or []
@@ -80,6 +80,8 @@ def max_error(row: Dict[str, Any]) -> str:
         mismatches = row.get("mismatches") or 0
         return f"{mismatches:,} differ" if mismatches else "exact"
     value = row.get("max_rel")
+    if isinstance(value, str):  # "nan" or "inf"
+        return f"{value} rel"
     return "" if value is None else f"{value:.1e} rel"
 
 
@@ -209,3 +211,20 @@ def copy_bandwidth(rows: List[Dict[str, Any]]) -> Optional[float]:
     """The median of the copy bandwidths the timed workers measured."""
     values = sorted(r["perf"]["copy_gbps"] for r in rows if (r.get("perf") or {}).get("copy_gbps"))
     return values[len(values) // 2] if values else None
+
+
+def rounds_line(rounds: Dict[str, Any]) -> str:
+    """What the timing's defences did: where the inputs came from, resets, checked calls."""
+    inputs = {
+        "fresh": f"a fresh input set per call ({rounds.get('sets')} made)",
+        "rotated": "two input sets in turn",
+        "fixed": "the same inputs every call",
+    }.get(str(rounds.get("inputs")), str(rounds.get("inputs")))
+    why = f" ({rounds['why']})" if rounds.get("why") else ""
+    line = (
+        f"timed calls: {rounds.get('calls')}, each on {inputs}{why}, outputs reset before each, "
+        f"{rounds.get('checked')} checked"
+    )
+    if rounds.get("judge_ms") is not None:
+        line += f"; the judge's own figure {rounds['judge_ms']:.4f} ms per call"
+    return line

@@ -85,6 +85,9 @@ class Job:
     sandbox: bool = True  # bubblewrap where the system has it
     #: a multi-GPU challenge: every case on this many ranks instead of its own (--ranks)
     ranks: Optional[int] = None
+    #: a spec's baseline: its solve may return its outputs and it may `prepare` off the clock
+    #: (generator/judge/baseline.py)
+    baseline: bool = False
 
 
 @dataclass
@@ -345,6 +348,7 @@ def run_worker(job: Job, artifact: Path, modes: List[str]) -> Dict[str, Any]:
             "memory_limit": job.memory_limit or default_memory_limit(),
             "sandbox": dataclasses.asdict(sandbox_mode(job)),
             "ranks": job.ranks,
+            "baseline": job.baseline,
             "variants": job.variants,
         }
         read_fd, write_fd = os.pipe()

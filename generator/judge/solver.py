@@ -14,11 +14,14 @@ from __future__ import annotations
 import os
 import socket
 import sys
+import time
 import traceback
 from pathlib import Path
 from typing import Any, Dict, List
 
 MAX_DETAIL = 6000
+#: This process's own clock for the warm-up, taken before a solution can patch `time`.
+_CLOCK = time.monotonic
 
 
 def _describe(exc: BaseException) -> str:
@@ -100,7 +103,8 @@ class Solver:
         self.artifact = Path(hello["artifact"])
         self.mapped = None
         self.values: Dict[str, Any] = {}
-        self.restore_from: Dict[str, Any] = {}
+        self.bound: Any = None
+        self.baseline = bool(hello.get("baseline"))
         self.solution = None
 
     def sync(self) -> None:
@@ -111,7 +115,11 @@ class Solver:
         """The solution; `entry` names another function of the file to call as solve (a derived
         file holds one per variant of the reference, generator/judge/derived.py)."""
         entry = request.get("entry")
-        if entry is None:
+        if self.baseline:
+            from generator.judge.baseline import BaselineSolve
+
+            self.solution = BaselineSolve.load(self.artifact)
+        elif entry is None:
             self.solution = self.language.load(self.artifact, self.params)
         else:
             self.solution = self.language.load_entry(self.artifact, self.params, str(entry))
@@ -128,60 +136,70 @@ class Solver:
         if request.get("compile_only"):
             self.language.compile_only(self.solution, self.params, self.values)
             return {"ok": True}
+        if self.baseline:
+            self.solution.prepare_call(self.params, self.values)
         self.sync()
         self.language.call(self.solution, self.params, self.values)
         self.sync()
         return {"ok": True}
 
-    def time(self, request: Dict[str, Any], fds: List[int]) -> Dict[str, Any]:
+    def calibrate(self, request: Dict[str, Any], _: List[int]) -> Dict[str, Any]:
+        """An empty timed call; the judge times these before the solution is loaded."""
+        from generator.judge.timing import empty_call
+
+        return {"ok": True, "ms": empty_call(self.device, bool(request.get("isolate")))}
+
+    def time_setup(self, request: Dict[str, Any], fds: List[int]) -> Dict[str, Any]:
+        """Before the judge's timed calls: bind the call, see whether its work is ordered with
+        the current stream (`isolated` otherwise), warm up; inout tensors restored from the
+        judge's copies before each call."""
         from generator.judge.shared import Mapped
-        from generator.judge.timing import PerfOptions, time_solution
+        from generator.judge.timing import PerfOptions, warm_up
 
         pristine = Mapped(request.get("restore_buffers") or [], fds)
-        self.restore_from = {
+        restore_from = {
             name: pristine.view(spec) for name, spec in (request.get("restore") or {}).items()
         }
 
-        options = PerfOptions.from_json(request.get("options"))
-        options.copy_bytes = 0  # the judge measures the copy bandwidth in its own process
-
         def restore() -> None:
-            for name, pristine in self.restore_from.items():
-                self.values[name].copy_(pristine)
+            for name, source in restore_from.items():
+                self.values[name].copy_(source)
 
-        bound = self.solution.bind(self.params, self.values)
-        prepare = restore if self.restore_from else None
+        options = PerfOptions.from_json(request.get("options"))
+        self.bound = self.solution.bind(self.params, self.values)
+        prepare = restore if restore_from else None
         isolate = must_isolate(
-            self.language, bound.run, self.params, self.values, self.device, prepare
+            self.language, self.bound.run, self.params, self.values, self.device, prepare
         )
-        report = time_solution(bound.run, self.device, options, None, isolate, prepare)
+
+        def call() -> None:
+            restore()
+            self.bound.run()
+
+        warm_up(call, options, _CLOCK)
+        self.sync()
         restore()
         self.sync()
-        bound.run()
-        bound.finish()
-        self.sync()
-        timing = report.timing
-        return {
-            "ok": True,
-            "samples_ms": timing.samples_ms,
-            "clock": timing.clock,
-            "converged": timing.converged,
-            "seconds": timing.seconds,
-            "note": report.note,
-            "isolated": isolate,
-        }
+        pristine.close()
+        return {"ok": True, "isolated": isolate}
 
-    def burst(self, request: Dict[str, Any], _: List[int]) -> Dict[str, Any]:
-        """`calls` calls back to back, then a synchronisation: the judge times the round trip.
-        With inout tensors each call starts from the case's data (`run: false` times only that
-        restore, which the judge subtracts)."""
-        bound = self.solution.bind(self.params, self.values)
-        run = bool(request.get("run", True))
-        for _ in range(int(request["calls"])):
-            for name, pristine in self.restore_from.items():
-                self.values[name].copy_(pristine)
-            if run:
-                bound.run()
+    def prepare_call(self, _: Dict[str, Any], __: List[int]) -> Dict[str, Any]:
+        """A baseline's own preparation for the inputs the judge just wrote, outside the clock."""
+        self.solution.prepare_call(self.params, self.values)
+        self.sync()
+        return {"ok": True}
+
+    def timed_call(self, request: Dict[str, Any], _: List[int]) -> Dict[str, Any]:
+        """One of the judge's timed calls (generator.judge.timing.timed_call)."""
+        from generator.judge import timing
+
+        return {"ok": True, "ms": timing.timed_call(self.bound.run, self.device,
+                                                    bool(request.get("isolate")))}  # fmt: skip
+
+    def collect(self, _: Dict[str, Any], __: List[int]) -> Dict[str, Any]:
+        """The last call's returned outputs mapped onto the output tensors (JAX, a baseline that
+        returns them), after the clock, for the judge to check."""
+        self.bound.finish()
         self.sync()
         return {"ok": True}
 
@@ -202,7 +220,7 @@ class Solver:
         return {"ok": True}
 
     def release(self, _: Dict[str, Any], __: List[int]) -> Dict[str, Any]:
-        self.values, self.restore_from = {}, {}
+        self.values, self.bound = {}, None
         if self.mapped is not None:
             self.mapped.close()
             self.mapped = None

@@ -9,6 +9,7 @@ case. `generator.judge.proofs` turns those rows into the spec-level proofs.
 
 from __future__ import annotations
 
+import math
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -52,9 +53,12 @@ def forced_ranks(pj: PlanJob, plan: Plan, options: SuiteOptions) -> Optional[int
 
 def expectation(pj: PlanJob, plan: Plan, options: SuiteOptions) -> str:
     """A mutant of a multi-GPU challenge judged on --ranks N may survive every case there (a
-    mistake in a collective shows only on several ranks): it is then not provable, no failure."""
+    mistake in a collective shows only on several ranks): it is then not provable, no failure. An
+    entry held to a verdict when timed is held to its untimed one in a run without --perf."""
     if pj.kind == "mutant" and forced_ranks(pj, plan, options) is not None:
         return f"{pj.expect}|{V.NOT_PROVABLE}"
+    if not options.perf and getattr(pj, "untimed_expect", None):
+        return pj.untimed_expect  # an entry that attacks the timing, in a run that times nothing
     return pj.expect
 
 
@@ -96,6 +100,7 @@ def to_job(pj: PlanJob, plan: Plan, options: SuiteOptions, perf_phase: bool) -> 
         variants=list(challenge.derived) if derived and pj.kind == "derived_mutants" else [],
         cpu_max_elements=options.cpu_max_elements,
         ranks=forced_ranks(pj, plan, options),
+        baseline=pj.kind == "baseline",
     )
 
 
@@ -199,8 +204,8 @@ def make_row(
             for s in seeds
         ],
         # every case that was compared, a failing one too (its errors are the interesting ones)
-        "max_abs": max((c["max_abs"] for c in cases if "max_abs" in c), default=None),
-        "max_rel": max((c["max_rel"] for c in cases if "max_rel" in c), default=None),
+        "max_abs": _worst_error(cases, "max_abs"),
+        "max_rel": _worst_error(cases, "max_rel"),
         "exact": any(c.get("exact") for c in cases),
         "mismatches": sum(c.get("mismatches", 0) for c in cases),
         "seconds": round(
@@ -229,3 +234,13 @@ def summary(rows: List[Dict[str, Any]], started: float) -> Dict[str, Any]:
         "failed": failed,
         "seconds": round(time.time() - started, 1),
     }
+
+
+def _worst_error(cases: List[Dict[str, Any]], key: str) -> Any:
+    """The largest error of the cases that have one ("nan" / "inf" as the worker writes them,
+    a NaN the worst of all)."""
+    found = [float(c[key]) for c in cases if key in c]
+    if not found:
+        return None
+    largest = math.nan if any(math.isnan(v) for v in found) else max(found)
+    return largest if math.isfinite(largest) else str(largest)

@@ -1,22 +1,22 @@
 """The timing harness: what `--perf` measures, and how.
 
-One repetition: flush the L2 cache by writing a buffer of at least 256 MB (then reading another, so
-that no dirty line is left to write back during the timed call), record a CUDA event, run
-the solution, record a second event. The flush is queued before the start event, so it is not
-timed, and the solution's launch overlaps it, as in the field's usual harnesses. After a warm-up,
-repetitions run in batches until the relative standard error of the mean falls below 1% or the
-time budget is spent; the report gives median, min, mean, spread (p10..p90) and the count.
+The judge's timed calls are driven from its worker (generator/judge/rounds.py), one request per
+call: before each, outside the clock, the worker writes the call's inputs and resets its outputs,
+flushes the L2 cache (writes a buffer of at least 256 MB, then reads another, so that no dirty
+line is left to write back during the timed call) and synchronises; the solution's process then
+runs `timed_call`: it holds the stream busy for about 0.1 ms (so that the solution's launch
+overlaps it, as it overlaps the flush in the field's usual harnesses), records a CUDA event, runs
+the solution, records a second event and synchronises. A language that may run on streams of its
+own (JAX, Mojo's DeviceContext) and is not seen ordered with the current stream
+(`stream_ordered`) is `isolated`: the device is synchronised instead of held busy, so its work
+cannot overlap anything, at the price of counting its launch latency. On the CPU the call is timed
+with host clocks.
 
-Events measure work on the current stream. Languages that may run on streams of their own (JAX,
-and Mojo's DeviceContext) are first checked for stream order (`stream_ordered`): a solution whose
-work starts after what the current stream queued before the call, and before what it queues after,
-is timed like every other; one that is not is `isolated`: the device is synchronised after the
-flush, so its work cannot overlap it, at the price of counting its launch latency. A solution that
-queues work on a stream of its own and returns without waiting would be under-measured, so a short
-cross-check times the same call with host clocks around device synchronisations; if that is much
-slower, the whole measurement is repeated with host clocks and the report says so.
-
-On the CPU the same loop runs with host clocks (and a smaller flush).
+`adaptive` holds the stopping rules both loops share: after a warm-up, repetitions run in
+batches until the relative standard error of the mean falls below 1% or the time budget is
+spent; the report gives median, min, mean, spread (p10..p90) and the count. `measure` is the
+in-process loop (the copy bandwidth, benchmarks/harness_check.py), `measure_rounds` times a
+function as the judge's rounds do, in one process.
 """
 
 from __future__ import annotations
@@ -137,6 +137,40 @@ def _sync(device: str) -> None:
         torch.cuda.synchronize()
 
 
+def adaptive(
+    batch: Callable[[int], List[float]],
+    options: PerfOptions,
+    now: Callable[[], float] = time.perf_counter,
+) -> Timing:
+    """Samples from `batch(count)` (which may return fewer, e.g. when its own time is up) in
+    batches of 5, doubling to 100, until the relative error of the mean is below the target
+    (after `min_reps`), the budget is spent or `max_reps` samples were taken."""
+    started = now()
+    samples: List[float] = []
+    size = 5
+    converged = False
+    while True:
+        samples.extend(batch(size))
+        if len(samples) >= options.min_reps and relative_error(samples) < options.target_rel_err:
+            converged = True
+            break
+        spent = now() - started
+        if spent > options.budget_s or len(samples) >= options.max_reps:
+            break
+        size = min(100, size * 2, options.max_reps - len(samples))
+    return Timing(samples, "host", converged, now() - started)
+
+
+def warm_up(fn: Callable[[], Any], options: PerfOptions, now: Callable[[], float]) -> int:
+    """At least `warmup_calls` calls, and calls until `warmup_s` have passed; the count."""
+    deadline = now() + options.warmup_s
+    calls = 0
+    while calls < options.warmup_calls or now() < deadline:
+        fn()
+        calls += 1
+    return calls
+
+
 def measure(
     fn: Callable[[], Any],
     device: str,
@@ -152,27 +186,76 @@ def measure(
     pass a fake one so that the stopping rules are checked without real time."""
     flush = flush or (lambda: None)
     clock = clock or ("cuda_events" if device.startswith("cuda") else "host")
-    deadline = now() + options.warmup_s
-    calls = 0
-    while calls < options.warmup_calls or now() < deadline:
-        fn()
-        calls += 1
+    warm_up(fn, options, now)
     _sync(device)
+    timing = adaptive(
+        lambda count: _batch(fn, device, flush, clock, count, isolate, now), options, now
+    )
+    timing.clock = clock
+    return timing
 
-    started = now()
-    samples: List[float] = []
-    batch = 5
-    converged = False
-    while True:
-        samples.extend(_batch(fn, device, flush, clock, batch, isolate, now))
-        if len(samples) >= options.min_reps and relative_error(samples) < options.target_rel_err:
-            converged = True
-            break
-        spent = now() - started
-        if spent > options.budget_s or len(samples) >= options.max_reps:
-            break
-        batch = min(100, batch * 2, options.max_reps - len(samples))
-    return Timing(samples, clock, converged, now() - started)
+
+#: GPU clock cycles the stream is held busy before a timed call (about 0.1 ms on a 2 GHz part):
+#: the solution's launch is queued meanwhile, so it is not timed, as it is not behind a flush.
+LAUNCH_COVER_CYCLES = 200_000
+
+
+def timed_call(fn: Callable[[], Any], device: str, isolate: bool) -> float:
+    """Milliseconds of one call: between CUDA events on the current stream (held busy first, or
+    with the device synchronised first when `isolate`), then the device is synchronised; on the
+    CPU on the host clock. What the solution's process runs for each of the judge's rounds."""
+    if not is_gpu(device):
+        started = time.perf_counter()
+        fn()
+        return (time.perf_counter() - started) * 1e3
+    if isolate:
+        torch.cuda.synchronize()
+    else:
+        torch.cuda._sleep(LAUNCH_COVER_CYCLES)
+    start = torch.cuda.Event(enable_timing=True)
+    end = torch.cuda.Event(enable_timing=True)
+    start.record()
+    fn()
+    end.record()
+    torch.cuda.synchronize()
+    return start.elapsed_time(end)
+
+
+def _nothing() -> None:
+    return None
+
+
+def empty_call(device: str, isolate: bool) -> float:
+    """`timed_call` without a solution: the judge times these before the solution is loaded, to
+    know what a round costs besides the call."""
+    return timed_call(_nothing, device, isolate)
+
+
+def measure_rounds(
+    fn: Callable[[], Any],
+    device: str,
+    options: PerfOptions,
+    isolate: bool = False,
+    prepare: Optional[Callable[[], None]] = None,
+    now: Callable[[], float] = time.perf_counter,
+) -> Timing:
+    """Time `fn` as the judge's rounds do, in this process: before each call `prepare` (untimed),
+    the L2 flush and a synchronisation, then `timed_call`."""
+    cache_flush = Flush(device, options.flush_bytes)
+
+    def one_round() -> float:
+        if prepare is not None:
+            prepare()
+        cache_flush()
+        _sync(device)
+        return timed_call(fn, device, isolate)
+
+    warm_up(fn, options, now)
+    _sync(device)
+    timing = adaptive(lambda count: [one_round() for _ in range(count)], options, now)
+    timing.clock = "cuda_events" if is_gpu(device) else "host"
+    cache_flush.release()
+    return timing
 
 
 def _batch(
@@ -259,29 +342,6 @@ def _same_values(a: torch.Tensor, b: torch.Tensor) -> bool:
     return bool(torch.equal(a, b))
 
 
-def events_undercount(fn: Callable[[], Any], reps: int = 5) -> Optional[Dict[str, float]]:
-    """Compare CUDA-event and host-clock times of the same synchronised calls.
-
-    Returns both medians when the events saw much less than the host waited for (work escaped to
-    another stream), else None."""
-    event_ms, host_ms = [], []
-    for _ in range(reps):
-        torch.cuda.synchronize()
-        start = torch.cuda.Event(enable_timing=True)
-        end = torch.cuda.Event(enable_timing=True)
-        t0 = time.perf_counter()
-        start.record()
-        fn()
-        end.record()
-        torch.cuda.synchronize()
-        host_ms.append((time.perf_counter() - t0) * 1e3)
-        event_ms.append(start.elapsed_time(end))
-    event, host = statistics.median(event_ms), statistics.median(host_ms)
-    if host > 2 * event and host - event > 0.05:
-        return {"event_ms": event, "host_ms": host}
-    return None
-
-
 @dataclass
 class PerfReport:
     timing: Timing
@@ -311,39 +371,6 @@ class PerfReport:
             }
         )
         return data
-
-
-def time_solution(
-    fn: Callable[[], Any],
-    device: str,
-    options: PerfOptions,
-    min_bytes: Optional[float],
-    isolate: bool = False,
-    prepare: Optional[Callable[[], None]] = None,
-) -> PerfReport:
-    """Time a solution and the device's copy bandwidth in the same process.
-
-    `prepare` runs before each flush, untimed (it restores inout tensors)."""
-    cache_flush = Flush(device, options.flush_bytes)
-
-    def flush() -> None:
-        if prepare is not None:
-            prepare()
-        cache_flush()
-
-    timing = measure(fn, device, options, flush, isolate=isolate)
-    note = ""
-    if timing.clock == "cuda_events":
-        gap = events_undercount(fn)
-        if gap is not None:
-            note = (
-                f"CUDA events saw {gap['event_ms']:.3f} ms of {gap['host_ms']:.3f} ms: work ran "
-                "outside the current stream, so host clocks around synchronisations were used"
-            )
-            timing = measure(fn, device, options, flush, clock="host")
-    cache_flush.release()  # before the copy measurement allocates its own buffers
-    copy = copy_bandwidth(device, options)
-    return PerfReport(timing, copy, min_bytes, note, isolate, on_gpu=is_gpu(device))
 
 
 def is_gpu(device: str) -> bool:

@@ -123,12 +123,14 @@ class Judge:
             from generator.judge.oracle import Oracle
 
             try:
-                self.oracle = Oracle(job["oracle"], self.params)
+                self.oracle = Oracle(job["oracle"], self.params, self.device)
             except Exception as exc:
                 raise Stop(V.JUDGE_ERROR, f"oracle: {_describe(exc)}", _traceback(exc)) from None
         self.floor: Optional[Dict[str, Any]] = job.get("accuracy_floor")
         self.solution: Any = None
         self.arena: Any = None
+        #: round trips of an empty timed call (by isolation), measured before the solution loads
+        self.calibration: Dict[bool, float] = {}
         result.data["env"] = self._env()
 
     def _env(self) -> Dict[str, Any]:
@@ -164,6 +166,11 @@ class Judge:
                            stop.detail) from None  # fmt: skip
             raise
         limit = float(self.job.get("startup_timeout", 300))
+        if "perf" in self.job["modes"]:
+            from generator.judge.rounds import calibrate
+
+            # before the solution's code runs in that process, so that it cannot slow these
+            self.calibration = calibrate(self.solution, limit)
         self.solution.request({"op": "load"}, limit, "load")
         return self.solution
 
@@ -188,6 +195,15 @@ class Judge:
         except Exception as exc:
             raise Stop(V.JUDGE_ERROR, f"reference_impl: {_describe(exc)}", _traceback(exc))
         return {p.name: copies[p.name] for p in self.params if p.is_tensor and p.direction != "in"}
+
+    def expected_in_place(self, values: Dict[str, Any]) -> Dict[str, Any]:
+        """The reference run on `values` themselves (no copies: a set the judge made for one
+        timed call); their outputs become the expected ones."""
+        try:
+            self.challenge.reference_impl(**values)
+        except Exception as exc:
+            raise Stop(V.JUDGE_ERROR, f"reference_impl: {_describe(exc)}", _traceback(exc))
+        return {p.name: values[p.name] for p in self.params if p.is_tensor and p.direction != "in"}
 
     @staticmethod
     def _where(label: str) -> str:
@@ -225,8 +241,15 @@ class Judge:
             raise Stop(V.JUDGE_ERROR, str(exc)) from None
         solution.request(request, self.timeout, where, self.arena.fds)
 
-    def check(self, guarded: Any, pristine: Dict[str, Any], expected: Dict[str, Any]) -> Any:
-        """Bands, then inputs, then outputs; returns the output report when all is well."""
+    def check(
+        self,
+        guarded: Any,
+        pristine: Dict[str, Any],
+        expected: Dict[str, Any],
+        outputs: Optional[Dict[str, Any]] = None,
+    ) -> Any:
+        """Bands, then inputs, then outputs (the guarded ones, or copies of them taken earlier);
+        returns the output report when all is well."""
         from generator.judge.compare import OutputReport, compare_output, first_modified
 
         try:
@@ -240,7 +263,7 @@ class Judge:
                         raise Stop(V.INPUT_MODIFIED, changed)
             report = OutputReport()
             for name, want in expected.items():
-                got = guarded.values[name]
+                got = (outputs or guarded.values)[name]
                 report.comparisons.append(compare_output(name, got, want, self.atol, self.rtol))
         except Stop:
             raise
@@ -495,9 +518,12 @@ class Judge:
             raise
 
     def perf(self, solution: Any) -> None:
-        """The performance case, judged; then timed in the solution's process (CUDA events must
-        be recorded where the kernels are queued), with the judge's own clock as a bound."""
+        """The performance case, judged; then timed call by call (generator/judge/rounds.py):
+        each call's inputs written and outputs reset by this process outside the clock, a
+        secret share of the calls checked, the times the solution's process reports bounded by
+        this process's clock."""
         from generator.judge.cases import performance
+        from generator.judge.rounds import InputSets, TimedRounds
         from generator.judge.shared import Arena
         from generator.judge.timing import PerfOptions, PerfReport, copy_bandwidth, is_gpu
 
@@ -509,28 +535,34 @@ class Judge:
             raise Stop(V.JUDGE_ERROR, f"performance case: {_describe(exc)}", _traceback(exc))
         entry, guarded, expected = self.run_case(solution, case)
         min_bytes = self.job.get("min_bytes") or self.tensor_traffic(case.values)
-        limit = 3 * options.budget_s + 2 * self.timeout + 120
+        limit = 4 * options.budget_s + 2 * self.timeout + 120
         self.result.progress("timing", limit, "performance")
         pristine = Arena(self.device)
         restore = self.pristine_inouts(pristine, case.values)
-        request = {"op": "time", "options": options.__dict__}
+        request = {"op": "time_setup", "options": options.__dict__}
         request.update({"restore": restore, "restore_buffers": pristine.buffers})
-        started = time.monotonic()
-        reply = solution.request(request, limit, "timing", pristine.fds)
-        wall_s = time.monotonic() - started
+        setup = solution.request(request, limit, "timing", pristine.fds)
+        pristine.close()  # the solution's process let go of it (the rounds write the inouts)
+        isolate = bool(setup.get("isolated", self.language.own_streams))
+        sets = InputSets(self, case.values, expected)
+        del case, expected  # in `fresh` mode the sets hold no copy of the performance case
+        rounds = TimedRounds(self, solution, guarded, sets, options, self.calibration)
         try:
-            self.check(guarded, case.values, expected)
+            timing, note = rounds.run(isolate)
         except Stop as stop:
-            reps = len(reply.get("samples_ms") or [])
-            stop.message = f"after {reps + 1} calls: {stop.message}"
             entry.update({"verdict": stop.verdict, "message": stop.message})
+            self.result.data["perf"] = {"rounds": rounds.record()}  # what the defences did
             raise
-        timing, note = self.bounded_timing(solution, reply, wall_s)
+        finally:
+            rounds.release()
+        record = rounds.record()
+        del sets, rounds  # the sets go before the copy bandwidth allocates its buffers
         copy = copy_bandwidth(self.device, options)
         report = PerfReport(timing, copy, min_bytes, note, on_gpu=is_gpu(self.device))
-        report.isolated = bool(reply.get("isolated", self.language.own_streams))
+        report.isolated = isolate
         perf = report.to_json()
         perf["min_bytes_from"] = "spec" if self.job.get("min_bytes") else "tensor sizes"
+        perf["rounds"] = record
         self.result.data["perf"] = perf
 
     def pristine_inouts(self, arena: Any, values: Dict[str, Any]) -> Dict[str, Any]:
@@ -546,42 +578,6 @@ class Judge:
                 data.view(source.dtype).view(source.shape).copy_(source)
                 views[p.name] = describe_tensor(len(arena.buffers) - 1, 0, source)
         return views
-
-    def bounded_timing(self, solution: Any, reply: Dict[str, Any], wall_s: float) -> tuple:
-        """The solution's process reports its samples; they must fit in the wall time the judge
-        saw, and their median may not undercut calls timed from here (back to back, then a
-        synchronisation, round trip less an empty request's; the fastest of three) by more than
-        half and 50 us."""
-        from generator.judge.timing import Timing
-
-        try:
-            samples = [float(x) for x in reply["samples_ms"]][:100_000]
-            timing = Timing(samples, str(reply["clock"]), bool(reply["converged"]),
-                            float(reply["seconds"]))  # fmt: skip
-            note = str(reply.get("note", ""))[:500]
-        except (KeyError, TypeError, ValueError):
-            raise Stop(V.RUNTIME_ERROR, "the solution's process sent no timing") from None
-        if not samples or min(samples) < 0 or sum(samples) > wall_s * 1e3:
-            raise Stop(V.RUNTIME_ERROR, "timing: the reported samples do not fit the wall time")
-        calls = max(5, min(200, int(0.05 / max(timing.median_ms * 1e-3, 1e-6))))
-        empty = min(self._round_trip(solution, {"op": "ping"}) for _ in range(5))
-        if any(p.is_tensor and p.direction == "inout" for p in self.params):
-            empty = self._round_trip(solution, {"op": "burst", "calls": calls, "run": False})
-        # the fastest of three bursts: a busy machine only ever makes a burst slower
-        burst = min(self._round_trip(solution, {"op": "burst", "calls": calls}) for _ in range(3))
-        per_call_ms = max(burst - empty, 0.0) / calls * 1e3
-        if timing.median_ms < 0.5 * per_call_ms and per_call_ms - timing.median_ms > 0.05:
-            note = (
-                f"the solution's process reported {timing.median_ms:.4f} ms, but calls timed by "
-                f"the judge took {per_call_ms:.4f} ms each: the judge's figure is used"
-            )
-            timing = Timing([per_call_ms], "judge_host", False, burst)
-        return timing, note
-
-    def _round_trip(self, solution: Any, request: Dict[str, Any]) -> float:
-        started = time.monotonic()
-        solution.request(request, self.timeout, "timing")
-        return time.monotonic() - started
 
     def tensor_traffic(self, values: Dict[str, Any]) -> float:
         """Bytes every solution must move at least: inputs read, outputs written, inout both."""
@@ -650,9 +646,11 @@ def run(job: Dict[str, Any], result: ResultFile, judge_box: List[Any]) -> None:
     except Stop as stop:
         result.finish(stop.verdict, stop.message, stop.detail)
         return
-    ran = len(result.data["cases"])
+    from generator.judge.cases import passed_text
+
     skipped = len(result.data["skipped"])
-    message = f"{ran} case(s) passed" + (f", {skipped} skipped" if skipped else "")
+    message = passed_text([case["name"] for case in result.data["cases"]])
+    message += f", {skipped} skipped" if skipped else ""
     seeds = len(result.data["seeds"])
     if seeds > 1:
         message += f"; {seeds} seeds passed"

@@ -11,6 +11,7 @@ import ast
 import difflib
 import math
 import re
+import textwrap
 import typing
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,7 +22,7 @@ from pydantic import BaseModel, ValidationError
 from generator.challenge.page import BULLET
 from generator.dtypes import DTYPES, lookup
 from generator.naming import IDENT_RE, SPEC_NAME_RE, find_specs  # noqa: F401 - re-exported
-from generator.spec import shapes
+from generator.spec import example_page, shapes
 from generator.spec.model import (
     EXAMPLE_DRAW_KINDS,
     REFERENCE_OUTPUTS,
@@ -33,11 +34,13 @@ from generator.spec.model import (
     helper_names,
 )
 from generator.spec.yamlpos import (
+    BlockLine,
     PathKey,
     Position,
     PositionedData,
     SpecError,
     SpecErrors,
+    block_line,
     load_positioned,
     read_text,
 )
@@ -74,6 +77,13 @@ def as_written(raw: PositionedData, path: PathKey) -> PathKey:
     if path[:2] == ("examples", 0) and isinstance(raw.data, dict) and "example" in raw.data:
         return ("example",) + tuple(path[2:])
     return path
+
+
+def _issue_position(raw: PositionedData, text: str, where: PathKey) -> Position:
+    """The node at `where`, or, for a path ending in a BlockLine, that line of its text."""
+    if where and isinstance(where[-1], BlockLine):
+        return block_line(text, raw.position(as_written(raw, where[:-1])), where[-1].index)
+    return raw.position(as_written(raw, where))
 
 
 def example_label(spec: Spec, index: int) -> str:
@@ -135,7 +145,7 @@ def load_spec_text(text: str, display: str, path: Optional[Path] = None) -> Load
     errors: List[SpecError] = []
     svg = None
     for where, message, hint in _cross_checks(spec):
-        errors.append(SpecError(raw.position(as_written(raw, where)), message, hint))
+        errors.append(SpecError(_issue_position(raw, text, where), message, hint))
     if path is not None:
         errors.extend(_file_name_checks(spec, path, raw))
         try:
@@ -538,6 +548,56 @@ def _validate_signature(view: SignatureView) -> Iterable[Issue]:
         yield from _check_shape_names(view, p.name, p.shape or [], ("signature", i, "shape"))
 
 
+def _validate_reference(view: SignatureView) -> Iterable[Issue]:
+    """Outputs are written in place: a reference that binds an output's name to a new tensor
+    (`output = ...`) leaves the caller's tensor as it was (its prefill). A new binding made
+    from the output itself (`y = y.view(-1)`, a view of it) is no such mistake."""
+    outputs = {p.name for p in view.outputs}
+    try:
+        tree = ast.parse(textwrap.dedent(view.spec.reference))
+    except SyntaxError:
+        return  # reported by the model
+    for node, name in _rebound_names(tree):
+        value = getattr(node, "value", None)
+        reads = value is not None and any(
+            isinstance(n, ast.Name) and n.id == name for n in ast.walk(value)
+        )
+        if name in outputs and not reads:  # `y = y.view(-1)` still writes into the caller's y
+            yield (
+                ("reference", BlockLine(node.lineno - 1)),
+                f"the reference rebinds the output {name!r} (line {node.lineno} of the block): "
+                f"the tensor the caller passed keeps its prefill; outputs are written in place",
+                f"write into it: {name}.copy_(...) or {name}[...] = ...",
+            )
+
+
+def _rebound_names(tree: ast.AST) -> Iterable[Tuple[ast.AST, str]]:
+    """(statement, name) of every plain name a statement binds: `x = ...`, `x: T = ...`,
+    `for x in ...`, `with ... as x`, `(x := ...)`, tuple targets too (not `x[...] = ...`)."""
+
+    def names(target: ast.AST) -> Iterable[str]:
+        if isinstance(target, ast.Name):
+            yield target.id
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            for element in target.elts:
+                yield from names(element)
+        elif isinstance(target, ast.Starred):
+            yield from names(target.value)
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        elif isinstance(node, (ast.AnnAssign, ast.For, ast.NamedExpr)):
+            targets = [node.target]
+        elif isinstance(node, ast.With):
+            targets = [item.optional_vars for item in node.items if item.optional_vars]
+        else:
+            continue
+        for target in targets:
+            for name in names(target):
+                yield node, name
+
+
 def _check_shape_names(view: SignatureView, name: str, shape: List[Any], where: PathKey):
     """Each dimension parses and names size scalars (int32 or size_t) only."""
     for j, dim in enumerate(shape):
@@ -599,6 +659,17 @@ def _check_overrides(
                 f"{label} ({_sizes_text(view.spec, sizes)})",
                 "fix the expression or the case's sizes",
             )
+            continue
+        dims = shapes.resolve(shape, sizes) or ()
+        if 0 in dims:  # the sizes chose it (the expression holds for the others): at the sizes
+            j = dims.index(0)
+            yield (
+                where + (p.name, j) if p.name in overrides else where[:-1] + ("scalars",),
+                f"dimension {shapes.spell(shape[j])} of {p.name!r} is 0 for the sizes of {label} "
+                f"({_sizes_text(view.spec, sizes)}): {p.name} would have no elements, and the "
+                "reference and solutions nothing to compute",
+                "choose sizes that make every dimension at least 1",
+            )
 
 
 def _sizes_text(spec: Spec, sizes: Dict[str, Any]) -> str:
@@ -649,6 +720,9 @@ def _validate_examples(view: SignatureView) -> Iterable[Issue]:
             view, ex.shapes, ex.scalars, base + ("shapes",), example_label(spec, i)
         )
         yield from _check_example(spec, i, view.params, view.inputs, view.outputs)
+        yield from example_page.field_issues(
+            spec, i, base, size_names(spec), example_label(spec, i)
+        )
 
 
 def _validate_page(view: SignatureView) -> Iterable[Issue]:
@@ -1145,6 +1219,7 @@ def _validate_distributed(view: SignatureView) -> Iterable[Issue]:
 #: one validator per spec section, run in this order (errors are reported in this order)
 SECTION_VALIDATORS: Tuple[Callable[[SignatureView], Iterable[Issue]], ...] = (
     _validate_signature,
+    _validate_reference,
     _validate_examples,
     _validate_page,
     _validate_functional,

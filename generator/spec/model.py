@@ -370,6 +370,9 @@ class Example(Strict):
     show_sizes: bool = False
     #: scalars the section does not write (a count the page leaves to its data, e.g. `nnz`)
     hide: List[str] = Field(default_factory=list)
+    #: the scalars the section writes beside its data, in page order, sizes too (a stride that
+    #: only an output's shape uses); default: those no tensor's shape names (spec/example_page.py)
+    shown: Optional[List[str]] = None
     #: how the page rounds the example's floats (default: chgen's shortest form)
     numbers: Optional[NumberForm] = None
     #: escape hatch: the HTML of the example's data block, shown instead of the rendered values

@@ -71,6 +71,26 @@ class PositionedData:
         return self.positions.get(path, Position(self.file, 1, 1))
 
 
+@dataclass(frozen=True)
+class BlockLine:
+    """The last step of a path to one line of a block scalar: line `index` (0-based) of the
+    text written at the rest of the path."""
+
+    index: int
+
+
+def block_line(text: str, position: Position, index: int) -> Position:
+    """Where line `index` of the scalar at `position` is written: in a block scalar (`|`, `>`)
+    `index` + 1 lines below the node, at that line's indentation; else the node itself."""
+    written = text.splitlines()
+    head = written[position.line - 1] if 0 < position.line <= len(written) else ""
+    if head[position.column - 1 : position.column] not in ("|", ">"):
+        return position
+    line = position.line + 1 + index
+    shown = written[line - 1] if line <= len(written) else ""
+    return Position(position.file, line, len(shown) - len(shown.lstrip()) + 1)
+
+
 def _mark(node: yaml.Node, file: str) -> Position:
     return Position(file, node.start_mark.line + 1, node.start_mark.column + 1)
 

@@ -189,5 +189,5 @@ def test_the_example_is_verified_with_outputs_started_as_the_prefill_says(runner
     spec.write_text(imported.spec_text.replace("prefill: zeros\n", ""))
     result = runner.invoke(app, ["generate", "--out", str(tmp_path / "tree"), str(spec)])
     assert result.exit_code == 1
-    assert "expected out[1] = 0, but the reference computes nan" in result.output
+    assert "expected out[1] = 0, but the reference never writes it: it still holds NaN" in result.output
     assert "Traceback" not in result.output

@@ -196,7 +196,7 @@ def test_cases_are_seeded_named_and_complete():
     first = example_and_functional(challenge, params, seed=5, names=names)
     second = example_and_functional(challenge, params, seed=5, names=names)
     other = example_and_functional(challenge, params, seed=6)
-    assert [c.name for c in first] == ["example"] + names
+    assert [c.name for c in first] == ["generate_example_test"] + names
     assert torch.equal(first[1].values["x"], second[1].values["x"])
     assert not torch.equal(first[1].values["dy"], other[1].values["dy"])
     assert other[3].name == "functional_2"

@@ -300,7 +300,7 @@ def test_the_checks_come_before_the_judge_run_and_shorten_its_deadline(tmp_path,
     # 30 s pass during the checks (a fixed clock otherwise: nvidia-smi's subprocess reads it too)
     monkeypatch.setattr(gpu_judge.time, "monotonic", lambda: 130.0 if order else 100.0)
 
-    def checks(prebuilt, out, device, log):
+    def checks(prebuilt, out, device, log, steps=()):
         order.append("checks")
         return json.loads(json.dumps(CHECKS))
 
@@ -320,3 +320,80 @@ def test_the_checks_come_before_the_judge_run_and_shorten_its_deadline(tmp_path,
     order.clear()
     assert gpu_judge.run(tmp_path / "bundle", tmp_path, 1, 60.0, "cpu", True, "1") == 0
     assert order == [("judge", gpu_judge.DEADLINE_S)]  # no GPU: no checks, the full deadline
+
+
+def test_a_baseline_is_checked_and_timed_in_its_own_calling_form(judge_cache):
+    """On the CPU, with do_bench replaced: `prepare` first, the returned output checked against
+    the reference, then the same call timed by the judge's rounds and by the fake do_bench."""
+    from benchmarks.harness_check import baseline_one
+    from tests.judge.common import FIXTURES
+
+    source = FIXTURES / "timing" / "returning_baseline.pytorch.py"
+    pj = PlanJob(f"{SCALED_ADD.name}/baseline/b/pytorch", SCALED_ADD.name, "baseline", "b",
+                 "pytorch", str(source), "baseline")  # fmt: skip
+
+    def bench(run, judge_flush):
+        run()
+        return 0.5
+
+    entry = baseline_one(pj, SCALED_ADD, "cpu", judge_cache, 0.1, bench)
+    assert entry["outputs_ok"], entry["outputs"]
+    assert entry["judge_ms"] > 0 and entry["ratio"] == pytest.approx(entry["judge_ms"] / 0.5)
+    wrong = FIXTURES / "timing" / "returns_too_many.pytorch.py"
+    pj.source = str(wrong)
+    with pytest.raises(Exception, match="returned 2 tensor"):
+        baseline_one(pj, SCALED_ADD, "cpu", judge_cache, 0.1, bench)
+
+
+def test_baseline_checks_go_into_the_meta_and_their_challenges_results_file(tmp_path):
+    from benchmarks.harness_check import BASELINE_JOBS
+
+    quack = {"name": "quack", "job": BASELINE_JOBS[0], "outputs_ok": True, "judge_ms": 0.2110,
+             "do_bench_ms": 0.2104, "ratio": 0.2110 / 0.2104, "agree": True}  # fmt: skip
+    checks = dict(CHECKS, baselines={BASELINE_JOBS[0]: quack, BASELINE_JOBS[2]: {"error": "x"}})
+    report = _report()
+    lines = merge_checks(report, checks)
+    strongest = report["meta"]["baseline_crosscheck"]
+    assert strongest[BASELINE_JOBS[2]] == {"error": "x", "judge_run_ms": None}
+    assert any("Baseline cross-check (quack, in its own calling form): outputs match" in line
+               for line in lines)  # fmt: skip
+    data = json.loads(write_results(report, tmp_path)[0].read_text())
+    assert [e["job"] for e in data["baseline_crosscheck"]] == [BASELINE_JOBS[0]]
+
+
+def _hostile(name, verdict, median):
+    perf = {"median_ms": median, "rounds": {"inputs": "fresh", "calls": 9, "checked": 3}}
+    return {"id": f"{KEY_142}/hostile/{name}/pytorch", "challenge": KEY_142, "kind": "hostile",
+            "name": name, "language": "pytorch", "verdict": verdict, "message": "", "ok": True,
+            "perf": perf if median else None}  # fmt: skip
+
+
+def test_the_timing_family_is_measured_against_the_honest_entry():
+    from benchmarks.gpu_judge import defences_table, timing_family
+
+    rows = [
+        _hostile("timing_honest", "pass", 0.60),
+        _hostile("timing_side_stream", "pass", 0.57),
+        _hostile("timing_patch_event_record", "pass", 0.30),
+        _hostile("timing_replay_outputs", "wrong_answer", None),
+        _hostile("segfault", "crash", None),
+    ]
+    report = {"rows": rows}
+    family = {entry["name"]: entry for entry in timing_family(report)}
+    assert set(family) == {"timing_honest", "timing_side_stream", "timing_patch_event_record",
+                           "timing_replay_outputs"}  # fmt: skip
+    assert family["timing_side_stream"]["outcome"] == "gained nothing"  # 0.95x: within 10%
+    assert family["timing_patch_event_record"]["outcome"] == "GAINED"
+    assert family["timing_replay_outputs"]["outcome"] == "caught (wrong_answer)"
+    table = defences_table(report)
+    assert len(table) == 2 + 3 and "| fresh | 9 | 3 | 0.6000 |" in table[2]
+
+
+def test_the_checks_to_make_are_named_or_none():
+    from benchmarks.gpu_judge import CHECKS as STEPS
+    from benchmarks.gpu_judge import checks_of
+
+    assert checks_of("baselines,crosscheck") == ["crosscheck", "baselines"]
+    assert checks_of("none") == [] and checks_of(",".join(STEPS)) == list(STEPS)
+    with pytest.raises(SystemExit, match="unknown profiles"):
+        checks_of("profiles")

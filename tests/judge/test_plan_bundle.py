@@ -15,6 +15,7 @@ from generator.judge.cache import Cache, key_of
 from generator.judge.plan import (
     Plan,
     PlanError,
+    PlanJob,
     jobs_from_catalogue,
     plan_from_specs,
     resolve_specs,
@@ -173,3 +174,19 @@ def test_native_libraries_load_with_a_moved_mojo_runtime(tmp_path, judge_cache):
         assert solution.fn.argtypes == kinds
     loaded = Path("/proc/self/maps").read_text()
     assert str(moved / "libKGENCompilerRTShared.so") in loaded
+
+
+def test_only_keeps_the_jobs_whose_id_matches_a_pattern():
+    from generator.judge.commands import CommandError, only_ids
+
+    def plan():
+        jobs = [PlanJob(f"142_x/{kind}/{name}/cuda", "142_x", kind, name, "cuda", "s", "pass")
+                for kind, name in (("solution", "optimized"), ("solution", "naive"),
+                                   ("baseline", "b"))]  # fmt: skip
+        return Plan({}, jobs)
+
+    kept = only_ids(plan(), ["142_*/solution/optimized/*", "*/baseline/*"]).jobs
+    assert [j.id for j in kept] == ["142_x/solution/optimized/cuda", "142_x/baseline/b/cuda"]
+    assert len(only_ids(plan(), []).jobs) == 3
+    with pytest.raises(CommandError, match="no job matches 143_"):
+        only_ids(plan(), ["143_*"])

@@ -152,7 +152,7 @@ def test_results_files_have_exactly_the_schema(report, tmp_path):
     data = json.loads(paths[0].read_text())
     assert set(data) == {
         "gpu", "date", "driver", "versions", "copy_gbps", "isolation", "results",
-        "strongest_baseline", "crosscheck", "dispatch_floor", "profile",
+        "strongest_baseline", "crosscheck", "baseline_crosscheck", "dispatch_floor", "profile",
     }  # fmt: skip
     assert data["isolation"]["sandbox"] == "bubblewrap sandbox, as nobody"
     markdown = paths[1].read_text()

@@ -14,9 +14,11 @@ from generator.judge.timing import (
     PerfOptions,
     PerfReport,
     Timing,
+    copy_bandwidth,
     measure,
+    measure_rounds,
     relative_error,
-    time_solution,
+    timed_call,
 )
 
 FAST = PerfOptions(budget_s=2.0, warmup_s=0.0, flush_bytes=1 << 16, copy_bytes=1 << 20)
@@ -116,14 +118,23 @@ def test_report_derives_bandwidth_from_declared_traffic():
     assert data["spread"] == 0.0 and data["reps"] == 3
 
 
-def test_time_solution_on_cpu_reports_no_bandwidth():
+def test_timing_as_the_rounds_do_on_the_cpu_reports_no_bandwidth():
     """A CPU run times the call; GB/s and % of copy are a GPU's measure only."""
     src = torch.ones(1 << 18)
     dst = torch.empty_like(src)
-    report = time_solution(lambda: dst.copy_(src), "cpu", FAST, min_bytes=2 * 4 * (1 << 18))
-    data = report.to_json()
-    assert data["median_ms"] > 0 and data["clock"] == "host"
+    prepared = []
+    timing = measure_rounds(lambda: dst.copy_(src), "cpu", FAST, prepare=lambda: prepared.append(1))
+    assert timing.median_ms > 0 and timing.clock == "host"
+    assert len(prepared) == timing.reps  # before every timed call, none while warming up
+    assert copy_bandwidth("cpu", FAST) is None
+    data = PerfReport(timing, None, 2 * 4 * (1 << 18), on_gpu=False).to_json()
     assert data["copy_gbps"] is None and data["gbps"] is None and data["pct_of_copy"] is None
+
+
+def test_a_timed_call_on_the_cpu_is_the_host_time_of_the_call():
+    calls = []
+    assert timed_call(lambda: calls.append(1), "cpu", isolate=False) >= 0
+    assert calls == [1]
 
 
 def test_bandwidth_is_reported_for_a_gpu_timing_only():
@@ -134,15 +145,15 @@ def test_bandwidth_is_reported_for_a_gpu_timing_only():
 
 @pytest.mark.gpu
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
-def test_cuda_events_time_a_copy_and_agree_with_the_clock():
+def test_cuda_events_time_a_copy_as_the_rounds_do():
     options = PerfOptions(budget_s=2.0)
     src = torch.ones(1 << 26, device="cuda")
     dst = torch.empty_like(src)
-    report = time_solution(lambda: dst.copy_(src), "cuda", options, min_bytes=2 * src.nbytes)
-    data = report.to_json()
-    assert data["clock"] == "cuda_events" and data["converged"] and not data["note"]
+    timing = measure_rounds(lambda: dst.copy_(src), "cuda", options)
+    assert timing.clock == "cuda_events" and timing.converged
+    report = PerfReport(timing, copy_bandwidth("cuda", options), 2 * src.nbytes).to_json()
     # the same copy, timed as a solution, runs at (nearly) the measured copy bandwidth
-    assert 50 < data["pct_of_copy"] < 150
+    assert 50 < report["pct_of_copy"] < 150
 
 
 def _side_stream_double(x, y, wait_before: bool, wait_after: bool):

@@ -1,0 +1,314 @@
+"""The judge's timed calls, driven from the worker, one request per call: no call can replay an
+earlier one's answer, and the solution's own report of its times is bounded by the worker's clock.
+
+The solution's process times each call (CUDA events must be recorded where its kernels are
+queued: `timing.timed_call`), but before each call, outside the clock, the worker
+
+- writes the call's inputs: a set of its own from the challenge's performance generator under a
+  new secret seed (`fresh`), or, where making one takes longer than FRESH_MAX_S, the performance
+  case and one other set in turn (`rotated`); a challenge whose performance case does not change
+  with the seed keeps its inputs (`fixed`; only the outputs are reset, and the report says why);
+- resets every output to the set's pre-fill (an inout tensor gets the set's values);
+- turns persisting L2 lines back to normal, flushes the L2 and synchronises the device.
+
+A secret random share of the calls (CHECK_SHARE; the first two, and at least MIN_CHECKS, the
+last always) is checked as a functional case is (bands, inputs, outputs) right when it returns: the
+outputs are copied first, so that work still running after `solve` returned shows as outputs not
+yet written. A wrong checked call ends the job with its verdict.
+
+Each reported time must fit in its request's round trip, and their median may not undercut what
+the worker saw (the median round trip less that of an empty timed call, measured before the
+solution was loaded) by more than SLACK_SHARE and SLACK_MS; otherwise the solution is timed again
+on the worker's clock alone, with the device synchronised before each call (its launch counted),
+and the report says so.
+
+Memory: besides the judged buffers the worker holds one other set at a time (a fresh set, on
+which the reference computes a checked call's expected outputs in place) or, `rotated`, two sets
+and their expected outputs; in `fresh` mode the performance case's own copy is let go. That is at
+most about four times the performance case's footprint, within the five that rule D003 leaves.
+"""
+
+from __future__ import annotations
+
+import random
+import statistics
+import time
+from typing import Any, Dict, List, Optional, Tuple
+
+from generator.judge import verdicts as V
+from generator.judge.remote import Stop
+
+#: The longest a fresh set may take to make (generation and materialisation); beyond it the
+#: performance case and one other set take turns.
+FRESH_MAX_S = 0.25
+#: The share of timed calls checked (each drawn in secret), besides the first ones and the last.
+CHECK_SHARE = 0.125
+#: The first calls are always checked: in `rotated` mode one on each set.
+FIRST_CHECKED = 2
+#: At least this many checked calls per timing.
+MIN_CHECKS = 3
+#: Empty timed calls the worker times before the solution is loaded (after a few to warm up).
+CALIBRATION_CALLS = 15
+CALIBRATION_WARMUP = 3
+#: How far the reported median may fall below the worker's own figure before it is replaced.
+SLACK_SHARE = 0.10
+SLACK_MS = 0.03
+
+_SECRET = random.SystemRandom()
+
+
+def calibrate(solution: Any, timeout: float) -> Dict[bool, float]:
+    """Median round trip (seconds) of an empty timed call, not isolated and isolated; asked of
+    the solution's process before the solution is loaded, so the solution cannot slow it."""
+    found = {}
+    for isolate in (False, True):
+        trips = []
+        for index in range(CALIBRATION_WARMUP + CALIBRATION_CALLS):
+            started = time.monotonic()
+            solution.request({"op": "calibrate", "isolate": isolate}, timeout, "calibration")
+            if index >= CALIBRATION_WARMUP:
+                trips.append(time.monotonic() - started)
+        found[isolate] = statistics.median(trips)
+    return found
+
+
+class InputSets:
+    """Where each timed call's inputs come from (the module's docstring): `fresh`, `rotated` or
+    `fixed`, chosen by making one set first."""
+
+    def __init__(self, judge: Any, values: Dict[str, Any], expected: Dict[str, Any]):
+        self.judge = judge
+        self.inputs = [p.name for p in judge.params if p.is_tensor and p.direction != "out"]
+        self.case: Optional[Dict[str, Any]] = values
+        self.expected: Optional[Dict[str, Any]] = expected
+        self.mode, self.why = "fixed", ""
+        self.made = 0
+        self.generation_s = 0.0
+        self.pending: Optional[Dict[str, Any]] = None
+        self.rotation: List[Tuple[Dict[str, Any], Dict[str, Any]]] = []
+        self._choose()
+
+    def _make(self) -> Dict[str, Any]:
+        from generator.judge.cases import performance
+
+        started = time.perf_counter()
+        try:
+            values = performance(
+                self.judge.challenge, self.judge.params, _SECRET.randrange(2**31 - 16)
+            ).values
+        except Exception as exc:
+            raise Stop(V.JUDGE_ERROR, f"performance case (another set): {exc}") from None
+        self.judge.sync()
+        self.generation_s = time.perf_counter() - started
+        self.made += 1
+        return values
+
+    def _choose(self) -> None:
+        other = self._make()
+        problem = self._incompatible(other)
+        if problem:
+            self.why = problem
+        elif all(self._same(other[name], self.case[name]) for name in self.inputs):
+            self.why = "the performance case does not change with the seed"
+        elif self.generation_s <= FRESH_MAX_S:
+            self.mode, self.pending = "fresh", other
+            self.case = self.expected = None  # the judged buffers hold what is still needed
+        else:
+            self.mode = "rotated"
+            self.why = f"making a set takes {self.generation_s:.2f} s"
+            self.rotation = [(self.case, self.expected), (other, self.judge.reference(other))]
+            self.case = self.expected = None
+
+    def _incompatible(self, other: Dict[str, Any]) -> str:
+        """Why another set cannot stand in for the performance case (its sizes differ)."""
+        import torch
+
+        for p in self.judge.params:
+            mine, theirs = self.case[p.name], other.get(p.name)
+            if isinstance(mine, torch.Tensor):
+                if not isinstance(theirs, torch.Tensor) or theirs.shape != mine.shape:
+                    return f"another performance set has a different shape of {p.name}"
+                if theirs.dtype != mine.dtype:
+                    return f"another performance set has a different dtype of {p.name}"
+            elif theirs != mine:
+                return f"another performance set has {p.name} = {theirs!r}, not {mine!r}"
+        return ""
+
+    @staticmethod
+    def _same(a: Any, b: Any) -> bool:
+        import torch
+
+        return bool(torch.equal(a, b))
+
+    def next(self, index: int) -> Tuple[Dict[str, Any], Optional[Dict[str, Any]]]:
+        """The values of call `index` and their expected outputs (None: not computed yet, a
+        fresh set's, which the reference computes in place when the call is checked)."""
+        if self.mode == "fresh":
+            values, self.pending = self.pending or self._make(), None
+            return values, None
+        if self.mode == "rotated":
+            return self.rotation[index % len(self.rotation)]
+        return self.case, self.expected
+
+    def record(self) -> Dict[str, Any]:
+        sets = {"fresh": self.made, "rotated": 2, "fixed": 1}[self.mode]
+        return {
+            "inputs": self.mode,
+            "why": self.why,
+            "sets": sets,
+            "generation_ms": round(self.generation_s * 1e3, 3),
+        }
+
+
+class TimedRounds:
+    """The timed calls of one performance case (the module's docstring)."""
+
+    def __init__(
+        self,
+        judge: Any,
+        solution: Any,
+        guarded: Any,
+        sets: InputSets,
+        options: Any,
+        calibration: Dict[bool, float],
+    ):
+        from generator.judge.timing import Flush
+
+        self.judge, self.solution, self.guarded, self.sets = judge, solution, guarded, sets
+        self.options, self.calibration = options, calibration
+        self.tensors = [p.name for p in judge.params if p.is_tensor]
+        self.outputs = [p.name for p in judge.params if p.is_tensor and p.direction != "in"]
+        #: outputs that reach the buffers only when asked (JAX's returned arrays, a baseline that
+        #: returns its outputs): checked after the call maps them, not copied at once
+        self.collected = bool(judge.language.drops_outputs or judge.job.get("baseline"))
+        self.baseline = bool(judge.job.get("baseline"))
+        self.flush = Flush(judge.device, options.flush_bytes)
+        self.gpu = judge.device.startswith("cuda")
+        self.calls = self.checks = 0
+        self.trips: List[float] = []
+        self.l2_reset: Optional[bool] = None
+        self.replaced = False
+        self.judge_ms: Optional[float] = None
+
+    # ------------------------------------------------------------------ one call
+    def _write(self, values: Dict[str, Any]) -> None:
+        for name in self.tensors:
+            self.guarded.values[name].copy_(values[name])
+
+    def _quiet(self) -> None:
+        """Persisting L2 lines back to normal, the L2 flushed, the device idle."""
+        if self.gpu:
+            from generator.judge.shared import driver
+
+            self.l2_reset = driver().reset_persisting_l2()
+        self.flush()
+        self.judge.sync()
+
+    def one(self, index: int, checked: bool, isolate: bool) -> Tuple[float, float]:
+        """One timed call: (the reported milliseconds, the worker's round trip in seconds)."""
+        where = "timing"
+        values, expected = self.sets.next(index)
+        self._write(values)
+        if expected is None and checked:
+            expected = self.judge.expected_in_place(values)
+        if self.baseline:
+            self.solution.request({"op": "prepare_call"}, self.judge.timeout, where)
+        self._quiet()
+        started = time.monotonic()
+        reply = self.solution.request(
+            {"op": "timed_call", "isolate": isolate}, self.judge.timeout, where
+        )
+        trip = time.monotonic() - started
+        self.calls += 1
+        if checked:
+            self._check(index, values, expected)
+        try:
+            reported = float(reply["ms"])
+        except (KeyError, TypeError, ValueError):
+            raise Stop(V.RUNTIME_ERROR, "the solution's process sent no timing") from None
+        if not 0 <= reported <= trip * 1e3 * 1.01 + 0.01:
+            raise Stop(V.RUNTIME_ERROR, "timing: the reported samples do not fit the wall time")
+        return reported, trip
+
+    def _check(self, index: int, values: Dict[str, Any], expected: Dict[str, Any]) -> None:
+        outputs = None
+        if self.collected:
+            self.solution.request({"op": "collect"}, self.judge.timeout, "timing")
+        else:  # at once: work left running after solve returned has not written them yet
+            outputs = {name: self.guarded.values[name].clone() for name in self.outputs}
+        self.checks += 1
+        try:
+            self.judge.check(self.guarded, values, expected, outputs)
+        except Stop as stop:
+            stop.message = f"timed call {index + 1}, on inputs the judge wrote: {stop.message}"
+            raise
+
+    # ------------------------------------------------------------------ the timing
+    def run(self, isolate: bool) -> Tuple[Any, str]:
+        """Time the calls; (the Timing, a note). Raises Stop for a wrong checked call."""
+        from generator.judge.timing import adaptive
+
+        index = [0]
+        budget, least = self.options.budget_s, self.options.min_reps
+        taken = {False: 0, True: 0}
+        began = {False: 0.0, True: 0.0}
+
+        def batch(count: int, host: bool) -> List[float]:
+            if not taken[host]:
+                began[host] = time.monotonic()
+            out = []
+            for _ in range(count):
+                checked = index[0] < FIRST_CHECKED or _SECRET.random() < CHECK_SHARE
+                reported, trip = self.one(index[0], checked, isolate or host)
+                index[0] += 1
+                if host:
+                    out.append(max(trip - self.calibration[True], 0.0) * 1e3)
+                else:
+                    self.trips.append(trip)
+                    out.append(reported)
+                taken[host] += 1
+                # a batch ends early once the budget is spent (the calls can be slow to prepare)
+                if taken[host] >= least and time.monotonic() - began[host] > budget:
+                    break
+            return out
+
+        timing = adaptive(lambda count: batch(count, False), self.options, time.monotonic)
+        timing.clock = "cuda_events" if self.gpu else "host"
+        self.judge_ms = max(statistics.median(self.trips) - self.calibration[isolate], 0.0) * 1e3
+        note = ""
+        if timing.median_ms < self.judge_ms - max(SLACK_SHARE * self.judge_ms, SLACK_MS):
+            reported = timing.median_ms
+            timing = adaptive(lambda count: batch(count, True), self.options, time.monotonic)
+            timing.clock = "judge_host"
+            self.replaced = True
+            note = (
+                f"the solution's process reported {reported:.4f} ms, but the judge saw "
+                f"{self.judge_ms:.4f} ms per call: timed again on the judge's clock, the device "
+                "synchronised before each call (the judge's figure is used)"
+            )
+        for _ in range(max(1, MIN_CHECKS - self.checks)):  # the last call is always checked
+            self.one(index[0], True, isolate)
+            index[0] += 1
+        return timing, note
+
+    def record(self) -> Dict[str, Any]:
+        """What the defences did, for the report."""
+        data = self.sets.record()
+        data.update(
+            {
+                "calls": self.calls,
+                "outputs_reset": self.calls,
+                "checked": self.checks,
+                "judge_ms": self.judge_ms,
+                "empty_call_ms": {
+                    "stream": round(self.calibration[False] * 1e3, 4),
+                    "isolated": round(self.calibration[True] * 1e3, 4),
+                },
+                "l2_persisting_reset": self.l2_reset,
+                "replaced": self.replaced,
+            }
+        )
+        return data
+
+    def release(self) -> None:
+        self.flush.release()
