@@ -23,11 +23,12 @@ import math
 from typing import Any, Dict, List, Optional
 
 from generator.judge import verdicts as V
+from generator.judge.precision import ORACLE_LIMIT
 
 #: the jobs generator/judge/derived.py adds to a plan
 DERIVED_KINDS = ("reference_solution", "audit", "derived_mutants")
 #: the float64 reference must agree with the judge's within this fraction of the tolerance
-MARGIN_LIMIT = 0.1
+MARGIN_LIMIT = ORACLE_LIMIT
 KILLED, EQUIVALENT, SURVIVOR = "killed", "equivalent", "survivor"
 NOT_APPLICABLE, NOT_JUDGED = "not applicable", "not judged"
 

@@ -2,7 +2,8 @@
 
 - `audit`: no solution is loaded. On every functional case the reference runs as the judge runs
   it, then the same code in float64 (every floating input and output, and every floating dtype
-  the code names, in float64: mutate.precision_variant) and, for a float32 challenge, in float16.
+  the code names, in float64: mutate.precision_variant) and, for a float32 challenge, in float16
+  (generator/judge/precision.py, which the tolerance check at generate time shares).
   Each case records the judge's reference's error/tolerance against the float64 result (the
   margin: it must stay <= 0.1) and the float16 result's (over 1 on some case, or the tolerance
   accepts half precision). The performance case's tensors are counted on torch's "meta" device
@@ -22,12 +23,11 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 from generator.judge import verdicts as V
+from generator.judge.precision import HALF, WIDE, all_float32, cast, run_on
 from generator.judge.remote import Stop
 
 #: how a variant can leave the solution's process unusable for the next one
 LOST = (V.CRASH, V.TIMEOUT, V.MEMORY_LIMIT)
-WIDE = "float64"
-HALF = "float16"
 
 
 def _describe(exc: BaseException) -> str:
@@ -49,28 +49,6 @@ def _variant_method(judge: Any, dtype: str) -> Any:
     return types.MethodType(scope["reference_impl"], judge.challenge)
 
 
-def _run_in(judge: Any, method: Any, values: Dict[str, Any], dtype: str) -> Dict[str, Any]:
-    """The method on copies of a case's values, every floating tensor in `dtype` (and that the
-    default dtype meanwhile); returns the outputs."""
-    torch = judge.torch
-    wanted = getattr(torch, dtype)
-    copies = {
-        k: (
-            (v.to(wanted) if v.dtype.is_floating_point else v.clone())
-            if isinstance(v, torch.Tensor)
-            else v
-        )
-        for k, v in values.items()
-    }
-    before = torch.get_default_dtype()
-    torch.set_default_dtype(wanted)
-    try:
-        method(**copies)
-    finally:
-        torch.set_default_dtype(before)
-    return {p.name: copies[p.name] for p in judge.params if p.is_tensor and p.direction != "in"}
-
-
 def _ratio(judge: Any, computed: Dict[str, Any], truth: Dict[str, Any]) -> float:
     from generator.judge.oracle import tolerance_ratio
 
@@ -82,8 +60,7 @@ def _ratio(judge: Any, computed: Dict[str, Any], truth: Dict[str, Any]) -> float
 
 def float32_challenge(params: List[Any]) -> bool:
     """Every floating tensor is float32 (and there is one): half precision must not pass it."""
-    floats = {p.dtype.name for p in params if p.is_tensor and p.dtype.is_float}
-    return floats == {"float32"}
+    return all_float32(p.dtype.name for p in params if p.is_tensor and p.dtype.is_float)
 
 
 def audit(judge: Any) -> str:
@@ -97,6 +74,7 @@ def audit(judge: Any) -> str:
             methods[dtype] = _variant_method(judge, dtype)
         except Exception as exc:  # the rewritten method does not compile: say so, go on
             found[f"{dtype}_failed"] = f"reference_impl in {dtype}: {_describe(exc)}"
+    outputs = [p.name for p in judge.params if p.is_tensor and p.direction != "in"]
     for case in judge.cases(judge.seed)[1:]:  # the leading example is not a functional case
         judge.result.progress("case", judge.timeout, case.name)
         started = time.perf_counter()
@@ -108,7 +86,8 @@ def audit(judge: Any) -> str:
             if method is None:
                 continue
             try:
-                computed = _run_in(judge, method, case.values, dtype)
+                values = cast(case.values, dtype)
+                computed = run_on(method, values, outputs, default_dtype=dtype)
             except Exception as exc:  # an op without a kernel in that dtype, a dtype check
                 found[f"{dtype}_failed"] = f"case {case.name}: {_describe(exc)}"
                 methods[dtype] = None

@@ -23,8 +23,8 @@ import math
 from typing import Any, Dict, List, Optional, Tuple
 
 from generator.judge import verdicts as V
+from generator.judge.precision import ORACLE_LIMIT
 
-ORACLE_LIMIT = 0.1
 MARGIN_GOAL = 10.0
 DEFAULT_MIN_ELEMENTS = 64
 

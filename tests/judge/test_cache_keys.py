@@ -59,6 +59,7 @@ def changed_values(files: dict) -> dict:
         "mutant": True,
         "reference": True,
         "audit": True,
+        "baseline": True,
         "variants": [{"name": "all_zeros", "entry": "solve_all_zeros"}],
         "memory_limit": 1 << 30,
         "sandbox": False,
