@@ -355,7 +355,7 @@ def test_cmd(
         [],
         "--kind",
         help="Only these jobs: starter, solution, baseline, mutant, reference, "
-        "reference_solution, audit, derived_mutants.",
+        "derived, reference_solution.",
     ),
     arch: Optional[str] = typer.Option(None, "--arch", help="CUDA/Mojo target, e.g. sm_90."),
     rerun: bool = typer.Option(False, "--rerun", help="Ignore cached results."),

@@ -3,16 +3,16 @@
 For one challenge directory (ours, an imported one, or any tree's) this writes a derived solution
 file, PyTorch, whose `solve` is the challenge's own reference and whose `solve_<name>` are mistakes:
 the generic wrong outputs (derived_runtime.WRONG_OUTPUTS) and mutations of reference_impl
-(generator/judge/mutate.py), at most `limit` of those, chosen the same way on every run. It adds
-three jobs to the plan:
+(generator/judge/mutate.py), at most `limit` of those, chosen the same way on every run. The plan
+gets two jobs from it (plan.derived_jobs):
 
-- `reference_solution`: the reference, as a solution, must pass every functional case on every
-  seed and, with --perf, the performance case (and is timed there);
-- `audit`: no solution; the reference in float64 and in half precision on every functional case,
-  and the performance case's size (generator/judge/derived_worker.py);
-- `derived_mutants`: every mistake on every functional case, one after another in one solution
-  process; one the cases cannot tell from the reference is set apart as equivalent, one they
-  miss is a survivor (generator/judge/derived_proofs.py).
+- `derived`, in one worker and one solution process (generator/judge/derived_worker.py): the
+  tolerance audit (the reference in float64 and in half precision on every functional case, the
+  performance case's size); the reference as a solution, which must pass every case on every
+  seed; every mistake on every functional case, one that the cases cannot tell from the
+  reference set apart as equivalent, one they miss a survivor (generator/judge/derived_proofs.py);
+- `reference_solution`: under --perf, the reference as a solution on the performance case,
+  judged and timed.
 
 challenge.py is read through the one reader (generator/challenge/pyfile.py), never imported here.
 """

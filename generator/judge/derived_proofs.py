@@ -26,7 +26,7 @@ from generator.judge import verdicts as V
 from generator.judge.precision import ORACLE_LIMIT
 
 #: the jobs generator/judge/derived.py adds to a plan
-DERIVED_KINDS = ("reference_solution", "audit", "derived_mutants")
+DERIVED_KINDS = ("derived", "reference_solution")
 #: the float64 reference must agree with the judge's within this fraction of the tolerance
 MARGIN_LIMIT = ORACLE_LIMIT
 KILLED, EQUIVALENT, SURVIVOR = "killed", "equivalent", "survivor"
@@ -63,24 +63,23 @@ def collect_derived(
     failures: List[str] = []
     warnings: List[str] = []
     entry: Dict[str, Any] = {"notes": list(challenge.notes)}
-    reference = _rows_of(rows, key, "reference_solution")
-    if reference is not None:
-        perf = reference.get("perf") or {}
+    row = _rows_of(rows, key, "derived")
+    timed = _rows_of(rows, key, "reference_solution")
+    if row is not None:
         entry["reference"] = {
-            "verdict": reference["verdict"],
-            "ok": reference["ok"],
-            "cases": reference["cases"],
-            "cases_passed": reference["cases_passed"],
-            "seeds": len(reference.get("seeds") or []),
-            "median_ms": perf.get("median_ms"),
-            "message": reference["message"],
+            "verdict": row["verdict"],
+            "ok": row["ok"],
+            "cases": row["cases"],
+            "cases_passed": row["cases_passed"],
+            "seeds": len(row.get("seeds") or []),
+            "message": row["message"],
         }
-    audit_row = _rows_of(rows, key, "audit")
-    if audit_row is not None:
-        entry["audit"] = audit_entry(key, audit_row, limit, failures, warnings)
-    mutants_row = _rows_of(rows, key, "derived_mutants")
-    if mutants_row is not None:
-        entry["mutants"] = mutants_entry(key, challenge, mutants_row, warnings)
+        entry["audit"] = audit_entry(key, row, limit, failures, warnings)
+        entry["mutants"] = mutants_entry(key, challenge, row, warnings)
+    if timed is not None:
+        perf = timed.get("perf") or {}
+        entry.setdefault("reference", {})["median_ms"] = perf.get("median_ms")
+        entry["reference"]["timed"] = timed["verdict"]
     entry["failures"], entry["warnings"] = failures, warnings
     return entry
 
@@ -92,8 +91,8 @@ def audit_entry(
     cases = found.get("cases") or []
     margins = [(float(c["margin"]), c["name"]) for c in cases if "margin" in c]
     halves = [(float(c["half"]), c["name"]) for c in cases if "half" in c]
-    entry: Dict[str, Any] = {"verdict": row["verdict"], "float32": bool(found.get("float32"))}
-    if row["verdict"] != V.PASS:
+    entry: Dict[str, Any] = {"float32": bool(found.get("float32"))}
+    if not cases:
         failures.append(f"{key}: the tolerance audit could not run: {row['message']}")
         return entry
     if margins:
@@ -170,7 +169,7 @@ def mutants_entry(
     scored = counts[KILLED] + counts[SURVIVOR]
     score = counts[KILLED] / scored if scored else None
     survivors = [m for m in table if m["status"] == SURVIVOR]
-    if row["verdict"] != V.PASS:
+    if not row.get("variants"):
         warnings.append(f"{key}: the derived mistakes could not be judged: {row['message']}")
     for m in survivors:
         warnings.append(
@@ -199,8 +198,10 @@ def summary_cells(key: str, entry: Dict[str, Any]) -> List[str]:
     reference = entry.get("reference") or {}
     audit = entry.get("audit") or {}
     mutants = entry.get("mutants") or {}
-    if reference:
+    if reference.get("verdict"):
         ref = f"{reference['verdict']} {reference['cases_passed']}/{reference['cases']}"
+        if reference.get("seeds", 0) > 1:
+            ref += f" x {reference['seeds']} seeds"
         if reference.get("median_ms") is not None:
             ref += f", {reference['median_ms']:.4f} ms"
     else:
@@ -214,7 +215,7 @@ def summary_cells(key: str, entry: Dict[str, Any]) -> List[str]:
         half = ("fails " if audit["half_fails"] else "PASSES ") + _fmt(audit["half"])
     else:
         half = "not measured" if not audit.get("half_error") else "does not run"
-    size = f"{audit['perf_gb']:.2f}" if "perf_gb" in audit else "—"
+    size = f"{audit['perf_gb']:.3g}" if "perf_gb" in audit else "—"
     if audit.get("perf_fits") is False:
         size += " (over D003)"
     counts = mutants.get("counts") or {}

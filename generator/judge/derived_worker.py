@@ -1,13 +1,15 @@
-"""The worker's side of the proofs derived from a challenge alone (generator/judge/derived.py).
+"""The worker's side of the proofs derived from a challenge alone (generator/judge/derived.py):
+one `derived` job runs the three parts below, in order, in one worker and one solution process.
 
-- `audit`: no solution is loaded. On every functional case the reference runs as the judge runs
-  it, then the same code in float64 (every floating input and output, and every floating dtype
-  the code names, in float64: mutate.precision_variant) and, for a float32 challenge, in float16
-  (generator/judge/precision.py, which the tolerance check at generate time shares).
-  Each case records the judge's reference's error/tolerance against the float64 result (the
-  margin: it must stay <= 0.1) and the float16 result's (over 1 on some case, or the tolerance
-  accepts half precision). The performance case's tensors are counted on torch's "meta" device
-  (on the worker's device where that fails).
+- `audit`, before any solution is loaded: on every functional case the reference runs as the
+  judge runs it, then the same code in float64 (every floating input and output, and every
+  floating dtype the code names, in float64: mutate.precision_variant) and, for a float32
+  challenge, in float16 (generator/judge/precision.py, shared with the tolerance check at
+  generate time). Each case records the judge's reference's error/tolerance against the float64
+  result (the margin: it must stay <= 0.1) and the float16 result's (over 1 on some case, or the
+  tolerance accepts half precision). The performance case's tensors are counted on torch's
+  "meta" device (on the worker's device where that fails).
+- the reference (the derived file's `solve`) judged as a solution, as `functional` judges one;
 - `derived_mutants`: every mistake of the job, one after another in the one solution process,
   each on every functional case against reference outputs computed once; a mistake that brings the
   solution's process down (a crash, a timeout, a GPU error) gets a fresh process for the next.
@@ -101,7 +103,7 @@ def audit(judge: Any) -> str:
     found.update(performance_size(judge))
     margins = [float(c["margin"]) for c in found["cases"] if "margin" in c]
     said = f"float64 margin {max(margins):.3g} x the tolerance" if margins else "no float64 run"
-    return f"{len(found['cases'])} case(s) audited; {said}"
+    return said
 
 
 def performance_size(judge: Any) -> Dict[str, Any]:
@@ -139,8 +141,29 @@ def _restart(judge: Any) -> None:
     judge.load()
 
 
-def derived_mutants(judge: Any) -> tuple:
-    """Every variant of the job on every functional case; returns (verdict, message)."""
+def derived(judge: Any) -> tuple:
+    """The audit, the reference as a solution (every case of every seed: its verdict is the
+    job's), then every mistake; returns (verdict, message, detail)."""
+    said = [audit(judge)]
+    judge.result.progress("load", float(judge.job.get("startup_timeout", 300)))
+    judge.load()
+    verdict, detail = V.PASS, ""
+    try:
+        judge.functional(judge.solution)
+        seeds = len(judge.result.data["seeds"])
+        said.insert(0, f"the reference passed {len(judge.result.data['cases'])} case(s)"
+                    + (f" on {seeds} seeds" if seeds > 1 else ""))  # fmt: skip
+    except Stop as stop:
+        verdict, detail = stop.verdict, stop.detail
+        said.insert(0, f"the reference as a solution: {stop.message}")
+        if stop.verdict in LOST or stop.message.startswith("GPU error"):
+            _restart(judge)
+    said.append(derived_mutants(judge))
+    return verdict, "; ".join(said), detail
+
+
+def derived_mutants(judge: Any) -> str:
+    """Every variant of the job on every functional case (records in the report's `variants`)."""
     from generator.judge.derived_runtime import applicable
 
     cases = judge.cases(judge.seed)[1:]
@@ -186,4 +209,4 @@ def derived_mutants(judge: Any) -> tuple:
         )
     judged = [r for r in records if r.get("verdict") != "not_applicable"]
     caught = sum(1 for r in judged if r["verdict"] in V.CAUGHT)
-    return V.PASS, f"{len(judged)} mistake(s) judged on {len(kept)} case(s); {caught} caught"
+    return f"{caught} of {len(judged)} mistake(s) caught on {len(kept)} case(s)"

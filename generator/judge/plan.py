@@ -26,7 +26,7 @@ class PlanJob:
     id: str  # "<challenge>/<kind>/<name>/<language>"
     challenge: str  # key into Plan.challenges (the challenge's directory name)
     #: starter | solution | baseline | mutant | reference | hostile, and the derived kinds:
-    #: reference_solution | audit | derived_mutants (generator/judge/derived.py)
+    #: derived | reference_solution (generator/judge/derived.py)
     kind: str
     name: str  # variant, baseline name, hostile case, or "starter"
     language: str
@@ -65,7 +65,7 @@ class PlanChallenge:
     #: the spec's num_gpus (> 1: a multi-GPU challenge, which --ranks applies to)
     num_gpus: int = 1
     #: the mistakes derived from challenge.py, each {name, operator, mistake, line, entry}
-    #: (generator/judge/derived.py); judged by the challenge's `derived_mutants` job
+    #: (generator/judge/derived.py); judged by the challenge's `derived` job
     derived: List[Dict[str, Any]] = field(default_factory=list)
 
 
@@ -181,8 +181,9 @@ def starter_jobs(challenge: PlanChallenge, folder: Path, num_gpus: int) -> List[
 def derived_jobs(
     challenge: PlanChallenge, folder: Path, work_dir: Path, limit: int
 ) -> List[PlanJob]:
-    """The reference as a solution, the tolerance audit and the derived mistakes of one challenge
-    (generator/judge/derived.py); none where nothing can be derived (the notes say why)."""
+    """What generator/judge/derived.py derives from one challenge.py: the `derived` job (the
+    tolerance audit, the reference as a solution on every seed, each derived mistake) and the
+    reference timed under --perf; none where nothing can be derived (the notes say why)."""
     from generator.judge.derived import derive
 
     key = challenge.key
@@ -191,21 +192,20 @@ def derived_jobs(
     if derived.source is None:
         return []
     challenge.derived = derived.variants
-    common = dict(challenge=key, language="pytorch", source=str(derived.source))
+    common = dict(challenge=key, language="pytorch", source=str(derived.source), expect="pass")
     return [
+        PlanJob(
+            id=f"{key}/derived/reference/pytorch", kind="derived", name="reference", **common
+        ),  # fmt: skip
         PlanJob(
             id=f"{key}/reference_solution/reference/pytorch",
             kind="reference_solution",
             name="reference",
-            expect="pass",
             perf=True,
+            functional=False,  # judged in the derived job; timed only, like a baseline
             priority=1,
             **common,
         ),
-        PlanJob(id=f"{key}/audit/reference/pytorch", kind="audit", name="tolerance audit",
-                expect="pass", **common),  # fmt: skip
-        PlanJob(id=f"{key}/derived_mutants/derived/pytorch", kind="derived_mutants",
-                name="derived mistakes", expect="pass", **common),  # fmt: skip
     ]
 
 

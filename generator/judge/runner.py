@@ -77,9 +77,9 @@ class Job:
     accuracy_floor: Optional[Dict[str, Any]] = None  # the spec's floor (plan JSON)
     mutant: bool = False  # a known mistake: every functional case, none stopping the job
     reference: bool = False  # the challenge's reference against `oracle`; no solution is loaded
-    #: the reference in float64 and half precision, the performance case's size; no solution
-    audit: bool = False
-    #: a derived file's mistakes, each {name, entry}: every one on every functional case
+    #: a derived file (generator/judge/derived.py): the tolerance audit, its `solve` (the
+    #: reference) as a solution, then each of `variants` ({name, entry}) on every functional case
+    derived: bool = False
     variants: List[Dict[str, Any]] = field(default_factory=list)
     memory_limit: Optional[int] = None  # bytes, the solution's process tree; None: the default
     sandbox: bool = True  # bubblewrap where the system has it
@@ -242,9 +242,7 @@ def modes_for(job: Job) -> List[str]:
         return ["compile"]
     if job.reference:
         return ["oracle"]
-    if job.audit:
-        return ["audit"]
-    if job.variants:
+    if job.derived and job.functional:
         return ["derived"]
     if job.mutant:
         return ["mutant"]

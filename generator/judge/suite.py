@@ -67,10 +67,10 @@ def to_job(pj: PlanJob, plan: Plan, options: SuiteOptions, perf_phase: bool) -> 
     # --arch names the target of the natively built languages only
     arch = options.arch if BY_KEY[pj.language].native else None
     target = pj.target or target_for(pj.language, arch)
-    solution = pj.kind in ("solution", "reference_solution") and not perf_phase
+    solution = pj.kind in ("solution", "derived") and not perf_phase
     mutant = pj.kind == "mutant" and not perf_phase
     reference = pj.kind == "reference" and not perf_phase
-    derived = not perf_phase and pj.kind in ("audit", "derived_mutants")
+    derived = pj.kind == "derived" and not perf_phase
     # The floor needs the oracle in every solution's worker; otherwise one job per challenge
     # (`reference`) measures the reference against the oracle.
     floor = challenge.accuracy_floor if solution and challenge.oracle else None
@@ -96,8 +96,8 @@ def to_job(pj: PlanJob, plan: Plan, options: SuiteOptions, perf_phase: bool) -> 
         accuracy_floor=floor,
         mutant=mutant,
         reference=reference,
-        audit=derived and pj.kind == "audit",
-        variants=list(challenge.derived) if derived and pj.kind == "derived_mutants" else [],
+        derived=derived,
+        variants=list(challenge.derived) if derived else [],
         cpu_max_elements=options.cpu_max_elements,
         ranks=forced_ranks(pj, plan, options),
         baseline=pj.kind == "baseline",

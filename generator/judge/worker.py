@@ -3,14 +3,14 @@
     python -m generator.judge.worker FD < JOB.json
 
 The job (JSON, on stdin) names the challenge folder, the language, the built artifact, the
-device and the modes to run (`functional`, `perf`, `mutant`, `oracle`, `audit`, `derived`, or
-`compile` for a CuTe compile-check).
+device and the modes to run (`functional`, `perf`, `mutant`, `oracle`, `derived`, or `compile`
+for a CuTe compile-check).
 `functional` runs the job's seed, then any `extra_seeds`; with the plan's `accuracy_floor` each
 functional case of the job's seed also records the floor's errors against the float64 oracle.
 `mutant` runs every functional case of a known mistake, none stopping the job, and records which
 cases catch it and by how much. `oracle` loads no solution: it measures the challenge's reference
-against the float64 oracle on every functional case. `audit` and `derived` are the proofs chgen
-derives from the challenge alone (generator/judge/derived_worker.py).
+against the float64 oracle on every functional case. `derived` runs the proofs chgen derives from
+the challenge alone (generator/judge/derived_worker.py).
 
 This process never loads the solution: it generates the cases, runs the reference, and hands the
 solution's process (`solver.py`, sandboxed where possible) only the guarded buffers, shared; it
@@ -617,10 +617,11 @@ def run(job: Dict[str, Any], result: ResultFile, judge_box: List[Any]) -> None:
                 raise Stop(V.JUDGE_ERROR, "no oracle was given")
             result.finish(V.PASS, judge.reference_vs_oracle())
             return
-        if "audit" in job["modes"]:
-            from generator.judge.derived_worker import audit
+        if "derived" in job["modes"]:
+            from generator.judge.derived_worker import derived
 
-            result.finish(V.PASS, audit(judge))
+            verdict, message, detail = derived(judge)
+            result.finish(verdict, message, detail)
             return
         result.progress("load", float(job.get("startup_timeout", 300)))
         solution = judge.load()
@@ -631,12 +632,6 @@ def run(job: Dict[str, Any], result: ResultFile, judge_box: List[Any]) -> None:
             return
         if "mutant" in modes:
             verdict, message = judge.mutant(solution)
-            result.finish(verdict, message)
-            return
-        if "derived" in modes:
-            from generator.judge.derived_worker import derived_mutants
-
-            verdict, message = derived_mutants(judge)
             result.finish(verdict, message)
             return
         if "functional" in modes:

@@ -22,7 +22,7 @@ from tests.judge.common import ROOT
 TREE = ROOT / "tests" / "judge" / "fixtures" / "derived_tree"
 NUDGED = TREE / "challenges" / "easy" / "301_nudged_double"
 LONG_SUM = TREE / "challenges" / "medium" / "302_long_sum"
-DERIVED_KINDS = ["--kind", "reference_solution", "--kind", "audit", "--kind", "derived_mutants"]
+DERIVED_KINDS = ["--kind", "derived"]
 
 METHOD = textwrap.dedent(
     """\
@@ -132,9 +132,7 @@ def tree_report(tmp_path_factory, judge_cache):
 def test_the_reference_passes_as_a_solution(tree_report):
     result, report = tree_report
     for key in ("301_nudged_double", "302_long_sum"):
-        row = next(
-            r for r in report["rows"] if r["id"] == f"{key}/reference_solution/reference/pytorch"
-        )
+        row = next(r for r in report["rows"] if r["id"] == f"{key}/derived/reference/pytorch")
         assert row["verdict"] == "pass" and row["ok"], row
     assert result.exit_code == 1  # the audit's findings below fail the run
 
