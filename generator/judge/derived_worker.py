@@ -77,7 +77,7 @@ def audit(judge: Any) -> str:
         except Exception as exc:  # the rewritten method does not compile: say so, go on
             found[f"{dtype}_failed"] = f"reference_impl in {dtype}: {_describe(exc)}"
     outputs = [p.name for p in judge.params if p.is_tensor and p.direction != "in"]
-    for case in judge.cases(judge.seed)[1:]:  # the leading example is not a functional case
+    for case in within_limit(judge, judge.cases(judge.seed)[1:]):  # not the leading example
         judge.result.progress("case", judge.timeout, case.name)
         started = time.perf_counter()
         entry: Dict[str, Any] = {"name": case.name, "elements": case.elements()}
@@ -131,6 +131,22 @@ def performance_size(judge: Any) -> Dict[str, Any]:
     return {"perf_error": errors[-1]}
 
 
+def within_limit(judge: Any, cases: List[Any], report: bool = True) -> List[Any]:
+    """The cases whose every tensor is within the job's max_case_elements (the CPU's
+    --cpu-max-elements); the others are named as skipped (once: `report`)."""
+    limit = judge.job.get("max_case_elements")
+    kept = []
+    for case in cases:
+        tensor, count = case.largest_tensor()
+        if limit and count > limit:
+            if report:
+                why = f"{tensor} has {count:,} elements, over {limit:,}"
+                judge.result.data["skipped"].append({"name": case.name, "why": why})
+        else:
+            kept.append(case)
+    return kept
+
+
 # ---------------------------------------------------------------------------- derived mutants
 def _restart(judge: Any) -> None:
     """A fresh solution process after one that died or hung (its arena is released first)."""
@@ -166,18 +182,9 @@ def derived_mutants(judge: Any) -> str:
     """Every variant of the job on every functional case (records in the report's `variants`)."""
     from generator.judge.derived_runtime import applicable
 
-    cases = judge.cases(judge.seed)[1:]
-    limit = judge.job.get("max_case_elements")
     records: List[Dict[str, Any]] = []
     judge.result.data["variants"] = records
-    kept = []
-    for case in cases:
-        tensor, count = case.largest_tensor()
-        if limit and count > limit:
-            why = f"{tensor} has {count:,} elements, over {limit:,}"
-            judge.result.data["skipped"].append({"name": case.name, "why": why})
-        else:
-            kept.append(case)
+    kept = within_limit(judge, judge.cases(judge.seed)[1:], report=False)
     expected = [judge.reference(case.values) for case in kept]
     sample = kept[0].values if kept else {}
     inputs = [

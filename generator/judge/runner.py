@@ -297,6 +297,9 @@ def _run(job: Job, artifact: Path, cache: Cache) -> Dict[str, Any]:
     if job.device == "cpu" and adapter.interpreted_on_cpu and job.max_case_elements is None:
         limit = job.cpu_max_elements or INTERPRETER_MAX_ELEMENTS
         job = dataclasses.replace(job, max_case_elements=limit)
+    elif job.device == "cpu" and job.derived and job.max_case_elements is None:
+        # the derived proofs run the reference many times: --cpu-max-elements bounds them too
+        job = dataclasses.replace(job, max_case_elements=job.cpu_max_elements)
     key = run_key(job, artifact, modes)
     cached = cache.read_run(key)
     if cached is not None:
