@@ -128,6 +128,7 @@ def run(args: argparse.Namespace) -> int:
         deadline_s=args.deadline,
         seeds=seeds,
         cpu_max_elements=args.cpu_max_elements,
+        warm=args.warm,
     )
     log = io.StringIO()
     console = Console(file=log, width=200)
@@ -290,6 +291,7 @@ def summarise(
             "jobs": args.jobs,
             "case_timeout_s": args.timeout,
             "cpu_max_elements": args.cpu_max_elements,
+            "warm_workers": args.warm,
         },
         "timing": {
             **timing,
@@ -455,6 +457,11 @@ def parse(argv: Optional[List[str]] = None) -> argparse.Namespace:
         type=int,
         default=None,
         help="on the CPU, skip (and name) cases with a tensor over N elements",
+    )
+    parser.add_argument(
+        "--warm",
+        action="store_true",
+        help="warm workers: torch imported once per worker, jobs streamed",
     )
     parser.add_argument("--rerun", action="store_true", help="ignore cached results")
     parser.add_argument("--cache", type=Path, default=None, help="the judge's cache folder")

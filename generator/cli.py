@@ -374,6 +374,11 @@ def test_cmd(
         "--mutants",
         help="Mistakes derived from each reference_impl (besides the generic wrong outputs).",
     ),
+    warm: bool = typer.Option(
+        False,
+        "--warm",
+        help="Correctness runs on warm workers (torch imported once per worker, jobs streamed).",
+    ),
     derive: bool = typer.Option(
         True,
         "--derive/--no-derive",
@@ -411,6 +416,7 @@ def test_cmd(
         solutions_dir=solutions_dir,
         tree_mode=tree_dir is not None and specs_dir is None,
         mutants=mutants if derive else None,
+        warm=warm,
         seeds=seed_list,
         kinds=list(kinds or []),
         cpu_max_elements=cpu_max_elements,

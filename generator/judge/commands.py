@@ -240,6 +240,8 @@ class TestArgs:
     #: mistakes derived from each reference_impl (generator/judge/derived.py); None: derive
     #: nothing (no reference solution, no audit, no derived mistakes)
     mutants: Optional[int] = None
+    #: correctness runs on warm workers (generator/judge/pool.py)
+    warm: bool = False
 
 
 def parse_seeds(text: Optional[str], seed: int) -> Optional[List[int]]:
@@ -398,6 +400,7 @@ def run_suite(
         progress=progress,
         cpu_max_elements=args.cpu_max_elements,
         ranks=args.ranks,
+        warm=args.warm,
     )
     started = time.time()
     if args.deadline_s is not None:

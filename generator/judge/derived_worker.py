@@ -19,8 +19,8 @@ The numbers go into the report under `audit` and `variants`; derived_proofs.py r
 
 from __future__ import annotations
 
+import ast
 import time
-import types
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
@@ -38,17 +38,38 @@ def _describe(exc: BaseException) -> str:
 
 
 # ------------------------------------------------------------------------------------ audit
-def _variant_method(judge: Any, dtype: str) -> Any:
-    """reference_impl with its floating dtypes turned into `dtype`, bound to the challenge."""
+#: methods that make cases, not results: never rewritten
+CASE_METHODS = ("get_solve_signature", "generate_example_test", "generate_functional_test",
+                "generate_performance_test")  # fmt: skip
+
+
+def _variant_reference(judge: Any, dtype: str) -> Any:
+    """reference_impl of a Challenge whose every method and module function (bar the case
+    makers and decorated ones) names `dtype` for each floating dtype (mutate.precision_variant),
+    created for the worker's device: the same code, computing in `dtype`."""
     from generator.challenge.pyfile import read_challenge_py
     from generator.judge.mutate import precision_variant
 
     path = Path(judge.job["challenge_dir"]) / "challenge.py"
-    method = read_challenge_py(path.read_text(encoding="utf-8"), str(path)).method("reference_impl")
-    source = precision_variant(method.source, dtype)
-    scope = dict(type(judge.challenge).reference_impl.__globals__)
-    exec(compile(source, f"<reference_impl in {dtype}>", "exec"), scope)  # noqa: S102
-    return types.MethodType(scope["reference_impl"], judge.challenge)
+    read = read_challenge_py(path.read_text(encoding="utf-8"), str(path))
+    cls = type(judge.challenge)
+    scope = dict(cls.reference_impl.__globals__)
+    functions = {name: (node, read.text) for name, node in read.functions.items()}
+    for name, (node, text) in functions.items():
+        if not node.decorator_list:
+            segment = ast.get_source_segment(text, node) or ""
+            source = precision_variant(segment, dtype)
+            exec(compile(source, f"<{name} in {dtype}>", "exec"), scope)  # noqa: S102
+    overrides: Dict[str, Any] = {}
+    for name, node in read.methods.items():
+        if name in CASE_METHODS or node.decorator_list:
+            continue
+        source = precision_variant(read.method(name).source, dtype)
+        defined: Dict[str, Any] = {}
+        exec(compile(source, f"<{name} in {dtype}>", "exec"), scope, defined)  # noqa: S102
+        overrides[name] = defined[name]
+    variant = type(cls.__name__, (cls,), overrides)
+    return variant(device=judge.device).reference_impl
 
 
 def _ratio(judge: Any, computed: Dict[str, Any], truth: Dict[str, Any]) -> float:
@@ -73,9 +94,9 @@ def audit(judge: Any) -> str:
     methods: Dict[str, Optional[Any]] = {WIDE: None, HALF: None}
     for dtype in [WIDE] + ([HALF] if found["float32"] else []):
         try:
-            methods[dtype] = _variant_method(judge, dtype)
-        except Exception as exc:  # the rewritten method does not compile: say so, go on
-            found[f"{dtype}_failed"] = f"reference_impl in {dtype}: {_describe(exc)}"
+            methods[dtype] = _variant_reference(judge, dtype)
+        except Exception as exc:  # the rewritten code does not compile or start: say so
+            found[f"{dtype}_failed"] = f"the reference in {dtype}: {_describe(exc)}"
     outputs = [p.name for p in judge.params if p.is_tensor and p.direction != "in"]
     for case in within_limit(judge, judge.cases(judge.seed)[1:]):  # not the leading example
         judge.result.progress("case", judge.timeout, case.name)
@@ -99,6 +120,8 @@ def audit(judge: Any) -> str:
                 entry["margin"] = encode(_ratio(judge, expected, computed))
             else:
                 entry["half"] = encode(_ratio(judge, computed, truth or expected))
+                if float(entry["half"]) > 1:  # settled: the tolerance tells float16 apart
+                    methods[HALF] = None
         entry["seconds"] = round(time.perf_counter() - started, 4)
     found.update(performance_size(judge))
     margins = [float(c["margin"]) for c in found["cases"] if "margin" in c]

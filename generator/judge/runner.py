@@ -352,6 +352,11 @@ def run_worker(job: Job, artifact: Path, modes: List[str]) -> Dict[str, Any]:
             "baseline": job.baseline,
             "variants": job.variants,
         }
+        from generator.judge.pool import active
+
+        pool = active()
+        if pool is not None:
+            return _run_pooled(pool, job, payload, worker_env(job, modes))
         read_fd, write_fd = os.pipe()
         with open(rundir / "stdout.log", "wb") as out, open(rundir / "stderr.log", "wb") as err:
             proc = subprocess.Popen(
@@ -372,33 +377,65 @@ def run_worker(job: Job, artifact: Path, modes: List[str]) -> Dict[str, Any]:
                 pass
             state, killed = _watch(proc, read_fd, job.startup_timeout)
         logs = _tail(rundir / "stderr.log") + _tail(rundir / "stdout.log")
-        result = result_for(job, V.CRASH, "")
-        for name in ("cases", "skipped", "seeds", "perf", "env", "audit", "variants"):
-            if state.get(name) is not None:
-                result[name] = state[name]
-        where = _where(state)
-        if killed is not None:
-            result["verdict"] = V.TIMEOUT
-            result["message"] = f"{where} ran past its {killed:.0f} s limit; the worker was killed"
-            result["detail"] = logs
-        elif state.get("done"):
-            for name in ("verdict", "message", "detail"):
-                result[name] = state.get(name, "")
-        elif proc.returncode < 0:
-            name = _signal_name(-proc.returncode)
-            result["message"] = f"worker killed by {name} during {where}"
-            result["detail"] = logs
-        else:
-            result["message"] = (
-                f"worker exited with status {proc.returncode} during {where} without a verdict"
-            )
-            result["detail"] = logs
-        return result
+        return _outcome(job, state, killed, proc.returncode, logs)
 
 
-def _watch(proc: subprocess.Popen, read_fd: int, startup_timeout: float) -> tuple:
-    """Read the worker's updates until its pipe closes; kill its tree when a phase overstays its
-    limit plus GRACE_S on this process's clock. Returns (last state, the limit exceeded or None)."""
+def _run_pooled(pool: Any, job: Job, payload: Dict[str, Any], env: Dict[str, str]) -> Dict:
+    """The job on a warm worker (generator/judge/pool.py), given back when it may run another."""
+    from generator.judge.pool import reusable
+
+    worker = pool.take(env, job.language)
+    try:
+        worker.send(payload)
+    except OSError:  # it died while idle: a fresh one
+        worker.kill()
+        worker = pool.take(env, job.language)
+        worker.send(payload)
+    state, killed = _watch(worker.proc, worker.read_fd, job.startup_timeout, pooled=True)
+    if killed is None and reusable(state) and worker.alive():
+        pool.give_back(worker)
+        returncode = 0
+    else:
+        if worker.alive():
+            worker.kill()
+        returncode = worker.proc.returncode
+    return _outcome(job, state, killed, returncode or 0, _tail(worker.log))
+
+
+def _outcome(
+    job: Job, state: Dict[str, Any], killed: Optional[float], returncode: int, logs: str
+) -> Dict[str, Any]:
+    """The result of a watched worker: its verdict, or how it ended without one."""
+    result = result_for(job, V.CRASH, "")
+    for name in ("cases", "skipped", "seeds", "perf", "env", "audit", "variants"):
+        if state.get(name) is not None:
+            result[name] = state[name]
+    where = _where(state)
+    if killed is not None:
+        result["verdict"] = V.TIMEOUT
+        result["message"] = f"{where} ran past its {killed:.0f} s limit; the worker was killed"
+        result["detail"] = logs
+    elif state.get("done"):
+        for name in ("verdict", "message", "detail"):
+            result[name] = state.get(name, "")
+    elif returncode < 0:
+        name = _signal_name(-returncode)
+        result["message"] = f"worker killed by {name} during {where}"
+        result["detail"] = logs
+    else:
+        result["message"] = (
+            f"worker exited with status {returncode} during {where} without a verdict"
+        )
+        result["detail"] = logs
+    return result
+
+
+def _watch(
+    proc: subprocess.Popen, read_fd: int, startup_timeout: float, pooled: bool = False
+) -> tuple:
+    """Read the worker's updates until its pipe closes (a warm worker, `pooled`: until its job is
+    done, leaving it running); kill its tree when a phase overstays its limit plus GRACE_S on this
+    process's clock. Returns (last state, the limit exceeded or None)."""
     state: Dict[str, Any] = {}
     since, limit = time.monotonic(), startup_timeout
     buffer, killed = b"", None
@@ -421,6 +458,8 @@ def _watch(proc: subprocess.Popen, read_fd: int, startup_timeout: float) -> tupl
                     since = time.monotonic()
                 state = update
                 limit = float(state.get("limit") or startup_timeout)
+            if pooled and state.get("done"):
+                return state, None
         if time.monotonic() - since > limit + GRACE_S:
             killed = limit
             break

@@ -19,6 +19,7 @@ from typing import Any, Callable, Dict, List, Optional
 from generator.judge import verdicts as V
 from generator.judge.cache import Cache
 from generator.judge.plan import Plan, PlanJob
+from generator.judge.pool import serving
 from generator.judge.runner import Job, judge
 from generator.judge.toolchains import target_for
 from generator.languages import BY_KEY
@@ -44,6 +45,8 @@ class SuiteOptions:
     cpu_max_elements: Optional[int] = None
     #: every case of a multi-GPU challenge on this many ranks instead of its own (--ranks)
     ranks: Optional[int] = None
+    #: correctness runs on warm workers, torch imported once each (generator/judge/pool.py)
+    warm: bool = False
 
 
 def forced_ranks(pj: PlanJob, plan: Plan, options: SuiteOptions) -> Optional[int]:
@@ -129,7 +132,7 @@ def run_plan(plan: Plan, options: SuiteOptions, cache: Cache) -> List[Dict[str, 
         report(pj, result)
         return result
 
-    with ThreadPoolExecutor(max_workers=max(1, options.jobs)) as pool:
+    with serving(options.warm), ThreadPoolExecutor(max_workers=max(1, options.jobs)) as pool:
         for pj, result in zip(functional, pool.map(correctness, functional)):
             first[pj.id] = result
 

@@ -168,3 +168,47 @@ def test_mistakes_are_scored_equivalents_set_apart_survivors_listed(tree_report)
     assert "Mistakes the tests miss" in result.output
     long_sum = report["proofs"]["302_long_sum"]["derived"]["mutants"]
     assert long_sum["survivors"] == [] and long_sum["score"] == 1.0
+
+
+# ------------------------------------------------------------------------------ the plan
+PUBLIC_STYLE = ROOT / "tests" / "importer" / "fixtures" / "public_style"
+
+
+def test_a_tree_plan_judges_the_starters_it_ships_and_derives_the_rest(tmp_path):
+    from generator.judge.plan import plan_from_tree
+
+    plan = plan_from_tree(PUBLIC_STYLE, ["202"], tmp_path, 4)
+    challenge = plan.challenges["202_row_rescale"]
+    kinds = sorted(j.kind for j in plan.jobs)
+    assert kinds == ["derived", "reference_solution"] + ["starter"] * 6
+    assert challenge.atol == 1e-4 and len(challenge.derived) == 10
+    assert any("starter.tilelang.py: not shipped" in note for note in challenge.notes)
+    assert plan.meta["perf_bytes_limit"] == 3_200_000_000
+    assert not [j for j in plan_from_tree(PUBLIC_STYLE, ["202"], tmp_path, None).jobs
+                if j.kind != "starter"]  # fmt: skip
+
+
+def test_a_tree_selection_that_matches_nothing_is_one_line(runner):
+    from generator.cli import app
+
+    result = runner.invoke(app, ["test", "--tree", str(PUBLIC_STYLE), "999", "--device", "cpu"])
+    assert result.exit_code == 1
+    assert "no challenge matches 999" in result.output and "Traceback" not in result.output
+
+
+def test_an_imported_spec_gets_the_derived_proofs(tmp_path, judge_cache, runner, monkeypatch):
+    from generator.cli import app
+
+    specs = tmp_path / "specs"
+    folder = PUBLIC_STYLE / "challenges" / "medium" / "202_row_rescale"
+    done = runner.invoke(app, ["import", str(folder), "-o", str(specs / "202_row_rescale.yaml")])
+    assert done.exit_code == 0, done.output
+    monkeypatch.setenv("CHGEN_CACHE", str(judge_cache.root))
+    report = tmp_path / "report.json"
+    args = ["test", "202", "--specs", str(specs), "--tree", str(PUBLIC_STYLE), "--device", "cpu"]
+    done = runner.invoke(app, args + ["--kind", "derived", "--json", str(report)])
+    assert done.exit_code == 0, done.output
+    derived = json.loads(report.read_text())["proofs"]["202_row_rescale"]["derived"]
+    assert derived["reference"]["verdict"] == "pass"
+    assert derived["audit"]["margin_ok"] and derived["audit"]["half_fails"]
+    assert derived["mutants"]["score"] == 1.0
