@@ -101,8 +101,15 @@ def run(args: argparse.Namespace) -> int:
 
     from generator.judge.commands import TestArgs, parse_seeds, run_suite
 
+    from generator.judge.bundle import BundleError
+    from generator.judge.plan import PlanError
+
     cache = Cache(args.cache) if args.cache else Cache()
-    plan, runtime = make_plan(args, cache)
+    try:
+        plan, runtime = make_plan(args, cache)
+    except (PlanError, BundleError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
     if args.build_only:
         return build(plan, args, cache)
     seeds = parse_seeds(args.seeds, 0) or [0]

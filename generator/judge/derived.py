@@ -40,8 +40,6 @@ class DerivedPlan:
     variants: List[Dict[str, Any]] = field(default_factory=list)
     #: why nothing (or less) was derived
     notes: List[str] = field(default_factory=list)
-    #: every floating tensor of the signature is float32 (the half-precision audit applies)
-    float32: bool = False
 
 
 def entry_name(variant: str) -> str:
@@ -105,7 +103,6 @@ def derive(challenge_dir: Path, out_dir: Path, key: str, limit: int) -> DerivedP
     ]
     for variant in variants:
         variant["entry"] = entry_name(variant["name"])
-    floats = {d.name for e in read.signature if e.is_tensor for d in e.dtypes[:1] if d.is_float}
     source = out_dir / f"{key}.pytorch.py"
     source.parent.mkdir(parents=True, exist_ok=True)
     source.write_text(
@@ -122,7 +119,7 @@ def derive(challenge_dir: Path, out_dir: Path, key: str, limit: int) -> DerivedP
     )
     if len(found) > limit:
         notes.append(f"{len(found)} mutation site(s), {len(picked)} chosen")
-    return DerivedPlan(source, variants, notes, floats == {"float32"})
+    return DerivedPlan(source, variants, notes)
 
 
 def derived_file(
