@@ -38,7 +38,6 @@ import tempfile
 import time
 from collections import Counter
 from datetime import datetime, timezone
-from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
@@ -46,7 +45,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.machine import describe  # noqa: E402
-from generator import sandbox  # noqa: E402
+from generator.challenge.page import lost_words  # noqa: E402
+from generator.isolation.bwrap import sandboxed_command  # noqa: E402
 
 CHALLENGE_DIR = re.compile(r"^challenges/(easy|medium|hard)/[^/]+/")
 CORE = "challenges/core/"
@@ -74,35 +74,6 @@ def kind_of(path: str) -> str:
     if name in ("challenge.py", "challenge.html"):
         return name
     return "other"
-
-
-class _Visible(HTMLParser):
-    """The text a reader of the page sees (what is inside script and style is not)."""
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.words: List[str] = []
-        self._hidden = 0
-
-    def handle_starttag(self, tag, attrs):
-        self._hidden += tag in ("script", "style")
-
-    def handle_endtag(self, tag):
-        self._hidden -= tag in ("script", "style") and self._hidden > 0
-
-    def handle_data(self, data):
-        if not self._hidden:
-            self.words += re.findall(r"[A-Za-z0-9_.+\-]+", data)
-
-
-def visible_words(html: str) -> Counter:
-    parser = _Visible()
-    parser.feed(html)
-    return Counter(parser.words)
-
-
-def lost_words(old: str, new: str) -> List[str]:
-    return sorted((visible_words(old) - visible_words(new)).elements())
 
 
 def status(copy: Path) -> List[Tuple[str, str]]:
@@ -135,7 +106,7 @@ def seeded_digests(tree: Path, names: List[str], perf_bytes: int) -> Dict[str, A
     """benchmarks/seeded_data.py over `names` of `tree`, sandboxed."""
     job = {"tree": str(tree), "directories": names, "seed": 0, "perf_bytes": perf_bytes}
     script = ROOT / "benchmarks" / "seeded_data.py"
-    command, _ = sandbox.sandboxed_command([sys.executable, str(script)], [tree, ROOT])
+    command, _ = sandboxed_command([sys.executable, str(script)], [tree, ROOT])
     env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
     done = subprocess.run(
         command, input=json.dumps(job), capture_output=True, text=True, env=env, timeout=3600
@@ -232,10 +203,11 @@ def measure(clone: Path, work: Path, languages: Optional[str], perf_mb: int, hoo
     outside, state = [], []
     for code, path in rows:
         kind = {"M": "changed", "??": "added", "A": "added", "D": "removed"}.get(code, code)
-        by_kind.setdefault(kind, Counter())[kind_of(path)] += 1
         if path.startswith(STATE):
-            state.append(path)
-        elif not any(path.startswith(d) for d in rendered):
+            state.append(path)  # chgen's own folder: reported apart, not counted as a change
+            continue
+        by_kind.setdefault(kind, Counter())[kind_of(path)] += 1
+        if not any(path.startswith(d) for d in rendered):
             outside.append(path)
         parent = str(Path(path).parent)
         if kind == "added" and not (clone / parent).exists() and not path.startswith(STATE):

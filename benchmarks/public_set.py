@@ -10,9 +10,13 @@ file by file comparison of the regenerated tree with the public one (a page iden
 example keeps the page's own text, its `display`, is counted again apart) -> every regenerated Mojo
 starter built with Mojo (the judge's build command, two at a time, no warnings allowed).
 
-With --constructs it also counts, over the imported specs, challenge.py equivalent strictly and up
-to the cases the import reports as approximated, challenge.py byte-identical, and the cases that
-carry a seed, an output start (prefill) or descriptors (printed, and in the results' "constructs").
+With --constructs it also counts, over the imported specs, challenge.py equivalent (the import's
+own check), challenge.py byte-identical, the cases that carry a seed, an output start (prefill),
+descriptors or code inputs; and it checks equivalence again, independently of the import, between
+each public challenge.py and the one `chgen generate` wrote: drawn with the judge's seeds, the
+example and functional inputs and reference results bit-identical, the performance inputs in
+shape and dtype and, where they fit on the CPU, in value (printed, and in the results'
+"constructs" and "generated_equivalence").
 
 Writes benchmarks/results/public-set-<date>.json and .md: counts, reasons, challenge names and rule
 codes only, never any content of the public set (its licence allows no copies). The load average is
@@ -250,13 +254,14 @@ def public_totals(tree: Path, findings: dict) -> dict:
 CONSTRUCT_COUNTS = [
     "imported",
     "refused",
-    "challenge.py equivalent (strictly)",
-    "challenge.py equivalent (up to approximated cases)",
+    "challenge.py equivalent (the import's check)",
     "challenge.py byte-identical",
     "specs with a spec-wide prefill",
     "cases with seed",
     "cases with prefill",
     "cases with descriptors",
+    "cases with code inputs",
+    "specs with code inputs",
 ]
 
 
@@ -271,10 +276,8 @@ def constructs(report: dict, specs: Path) -> Dict[str, List[str]]:
             names["refused"].append(label)
             continue
         names["imported"].append(label)
-        if not entry.get("not_equivalent_strictly"):
-            names["challenge.py equivalent (strictly)"].append(label)
         if not entry["not_equivalent"]:
-            names["challenge.py equivalent (up to approximated cases)"].append(label)
+            names["challenge.py equivalent (the import's check)"].append(label)
         if entry["identical"].get("challenge.py"):
             names["challenge.py byte-identical"].append(label)
         path = specs / entry["spec"]
@@ -283,11 +286,81 @@ def constructs(report: dict, specs: Path) -> Dict[str, List[str]]:
         spec = yaml.safe_load(path.read_text())
         if "prefill" in spec:
             names["specs with a spec-wide prefill"].append(label)
-        for case in spec["functional"] + [spec["performance"]]:
+        coded = False
+        examples = spec.get("examples") or [spec.get("example") or {}]
+        for case in spec["functional"] + [spec["performance"]] + examples:
             for key in ("seed", "prefill", "descriptors"):
-                if key in case:
+                if key in case and case not in examples:
                     names[f"cases with {key}"].append(label)
+            if any(
+                isinstance(v, dict) and "code" in v for v in (case.get("inputs") or {}).values()
+            ):
+                names["cases with code inputs"].append(label)
+                coded = True
+        if coded or any(
+            "code" in v for v in ((spec.get("defaults") or {}).get("inputs") or {}).values()
+        ):
+            names["specs with code inputs"].append(label)
     return names
+
+
+def generated_equivalence(
+    tree: Path, work: Path, imported: List[dict], generated: List[str]
+) -> Dict[str, Any]:
+    """Each public challenge.py against the one `chgen generate` wrote (its tree, not the
+    import's own rendering): generator.importer.equivalence.compare_trees, in a sandboxed child."""
+    import yaml
+
+    from generator.importer.equivalence import compare_trees
+
+    pairs, labels = [], []
+    for entry in imported:
+        stem = entry["spec"][: -len(".yaml")]
+        if stem not in generated:
+            continue
+        difficulty = entry["challenge"].split("/")[0]
+        spec = yaml.safe_load((work / "specs" / entry["spec"]).read_text())
+        pairs.append(
+            {
+                "original": str(challenges_root(tree) / entry["challenge"]),
+                "generated": str(work / "tree" / "challenges" / difficulty / stem),
+                "names": [case["name"] for case in spec["functional"]],
+            }
+        )
+        labels.append(entry["challenge"])
+    started = time.perf_counter()
+    differing: Dict[str, List[str]] = {}
+    values = 0
+    for seed in SEEDS:
+        found = compare_trees(pairs, seed)
+        for label, item in zip(labels, found):
+            problems = item.get("problems") or ([item["error"]] if item.get("error") else [])
+            if problems:
+                differing.setdefault(label, []).extend(f"seed {seed}: {p}" for p in problems)
+        values = max(values, sum(1 for item in found if item.get("performance_values")))
+    return {
+        "compared": len(pairs),
+        "seeds": list(SEEDS),
+        "equivalent": len(pairs) - len(differing),
+        "performance_values_compared": values,
+        "differing": [{"challenge": k, "problems": v} for k, v in differing.items()],
+        "seconds": round(time.perf_counter() - started, 1),
+    }
+
+
+#: the judge's seeds the generated tree is compared with (example seed, functional seed + 1,
+#: performance seed + 2): the import's own and another
+SEEDS = (0, 1)
+
+
+def print_generated_equivalence(found: Dict[str, Any]) -> None:
+    print(
+        f"{'generated challenge.py equivalent to the public one':<52} "
+        f"{found['equivalent']:>4} of {found['compared']} (seeds {found['seeds']}; performance "
+        f"values compared in {found['performance_values_compared']}; {found['seconds']} s)"
+    )
+    for item in found["differing"]:
+        print(f"  {item['challenge']}: {'; '.join(str(p) for p in item['problems'][:3])}")
 
 
 def print_constructs(names: Dict[str, List[str]], challenges: int) -> None:
@@ -338,6 +411,14 @@ def summary(data: dict) -> List[Tuple[str, str, str, bool]]:
         ("import + generate wall time", f"{seconds:.1f} s (load {data['load']})",
          f"<= {GOALS['import_generate_seconds']:g} s", seconds <= GOALS["import_generate_seconds"]),
     ]  # fmt: skip
+    again = data.get("generated_equivalence")
+    if again:
+        figure = (
+            f"{again['equivalent']} of {again['compared']} (performance values in "
+            f"{again['performance_values_compared']})"
+        )
+        measure = "generated challenge.py equivalent to the public one (seeded inputs, references)"
+        rows.insert(6, (measure, figure, "all", again["equivalent"] == again["compared"]))
     return rows
 
 
@@ -391,6 +472,13 @@ def markdown(data: dict, rows) -> str:
     lines += ["", "## Mojo builds that fail", ""]
     failures = data["mojo"]["failures"]
     lines += [f"- {f['challenge']}: `{f['first_error']}`" for f in failures] or ["none"]
+    again = data.get("generated_equivalence")
+    if again and again["differing"]:
+        lines += ["", "## Generated challenge.py not equivalent to the public one", ""]
+        lines += [
+            f"- {item['challenge']}: {'; '.join(str(p) for p in item['problems'][:3])}"
+            for item in again["differing"]
+        ]
     if data["comparison"]["challenge_py_not_equivalent"]:
         lines += ["", "## challenge.py not equivalent", ""]
         lines += [
@@ -443,6 +531,9 @@ def main() -> None:
         if not args.no_mojo:
             mojo = build_mojo(work, imported, generated)
         construct_names = constructs(report, work / "specs") if args.constructs else None
+        regenerated = (
+            generated_equivalence(tree, work, imported, generated) if args.constructs else None
+        )
     reasons = list(report["reasons"])
     for name, why in sorted(generate_refused.items()):
         label = next(r["challenge"] for r in imported if r["spec"] == f"{name}.yaml")
@@ -473,6 +564,7 @@ def main() -> None:
     }
     if construct_names is not None:
         data["constructs"] = {key: len(labels) for key, labels in construct_names.items()}
+        data["generated_equivalence"] = regenerated
     rows = summary(data)
     data["summary"] = [{"measure": m, "figure": f, "goal": g, "met": ok} for m, f, g, ok in rows]
     args.results.mkdir(parents=True, exist_ok=True)
@@ -482,6 +574,7 @@ def main() -> None:
     print_table(rows)
     if construct_names is not None:
         print_constructs(construct_names, report["challenges"])
+        print_generated_equivalence(regenerated)
     print(f"wrote {stem}.json and .md")
 
 

@@ -115,7 +115,14 @@ def generate(
     out_dir: Path = typer.Option(TREE_DIR, "--out", "-o", help="Tree to write."),
     specs_dir: Path = typer.Option(SPECS_DIR, "--specs", help="Folder of specs."),
     check: bool = typer.Option(False, "--check", help="Write nothing; exit 1 if out of date."),
-    force: bool = typer.Option(False, "--force", help="Overwrite generated files edited by hand."),
+    force: bool = typer.Option(
+        False,
+        "--force",
+        help="Overwrite files chgen did not write as they stand (edited by hand, or not chgen's, "
+        "as in a tree adopting chgen), even a page whose visible text the new one does not show "
+        "all of: each such page is named, with the words it loses, as a warning. Without "
+        "--force that page is named as an error and nothing is written.",
+    ),
     languages: Optional[str] = typer.Option(
         None,
         "--languages",
@@ -167,9 +174,16 @@ def generate(
             fail(f"{out_dir}/ is out of date; {tree.hand_edit_summary(len(result.conflicts))}")
         fail(f"{out_dir}/ is out of date: run 'chgen generate'")
     if result.conflicts and not result.written:
+        losing = _print_losses(result.losses, "error")
         for path in result.conflicts:
-            err.print(f"edited by hand: {out_dir / path}", markup=False)
-        fail(f"error: nothing was written; {tree.hand_edit_summary(len(result.conflicts))}")
+            if path not in losing:
+                err.print(f"edited by hand: {out_dir / path}", markup=False)
+        pages = f"{len(losing)} page(s) would lose text; " if losing else ""
+        fail(
+            f"error: nothing was written; {pages}"
+            f"{tree.hand_edit_summary(len(result.conflicts))}"
+        )
+    _print_losses(result.losses, "warning")  # written over with --force: said all the same
     seconds = time.perf_counter() - started
     written = result.changes if result.written else ()
     for change in written:
@@ -178,6 +192,14 @@ def generate(
         f"{result.specs} spec(s), {result.rendered} rendered -> {out_dir}/: {len(written)} file(s) "
         f"changed in {seconds:.2f} s"
     )
+
+
+def _print_losses(losses, severity: str) -> set:
+    """One line per page that loses visible text; the tree paths of those pages."""
+    style = "bold red" if severity == "error" else "yellow"
+    for loss in losses:
+        err.print(Text(severity, style=style), loss.error.render())
+    return {loss.path for loss in losses}
 
 
 @app.command()
@@ -540,10 +562,12 @@ def _import_one(directory: Path, output: Optional[Path], force: bool, pool) -> N
         fail(f"error: {target} exists; use --force to overwrite it")
     for written in result.write(target):
         out.print(f"wrote {written}", markup=False)
+    from generator.importer import batch
+
     kept = sum(result.identical.values())
     out.print(
         f"{kept} of {len(result.identical)} files regenerate byte-identical; "
-        f"{len(result.report.lines())} note(s)",
+        f"{batch.examples_phrase(result.page_parts)}; {len(result.report.lines())} note(s)",
         markup=False,
     )
 
@@ -570,7 +594,10 @@ def _import_tree(
         if outcome.imported:
             result = outcome.result
             kept = sum(result.identical.values())
-            shown = f"{name} -> {result.spec_name} ({kept} of {len(result.identical)} identical)"
+            shown = (
+                f"{name} -> {result.spec_name} ({kept} of {len(result.identical)} identical; "
+                f"{batch.examples_phrase(result.page_parts)})"
+            )
             out.print(f"  imported {shown}", markup=False)
         else:
             out.print(f"  refused  {name}: {outcome.reason}", markup=False)
@@ -583,6 +610,7 @@ def _import_tree(
         fail(f"error: {len(taken)} spec file(s) exist ({shown}); nothing was written (use --force)")
     written = batch.write_specs(outcomes, specs_dir)
     sys.stdout.write(batch.table(outcomes))
+    sys.stdout.write(batch.page_table(batch.page_tally(outcomes)))
     imported = sum(o.imported for o in outcomes)
     summary = (
         f"{imported} of {len(outcomes)} challenge(s) imported into {specs_dir}/ "

@@ -18,6 +18,7 @@ import textwrap
 from typing import Any, Dict, List, Optional
 
 from generator.dtypes import lookup
+from generator.incremental import JAX_VERIFIERS, verifier_versions
 from generator.spec.loader import LoadedSpec, resolve_shape
 from generator.spec.model import REFERENCE_OUTPUTS
 from generator.spec.yamlpos import SpecError, SpecErrors
@@ -37,6 +38,9 @@ def example_fingerprint(loaded: LoadedSpec) -> str:
         # the tolerance check (tolerance_check.py) measures the reference against the oracle
         "oracle": spec.oracle.model_dump() if spec.oracle else None,
     }
+    if spec.reference_jax is not None:  # checked against the reference by JAX, whose version counts
+        payload["reference_jax"] = spec.reference_jax
+        payload["jax"] = verifier_versions(JAX_VERIFIERS)
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:16]
 
 
@@ -52,6 +56,14 @@ def compile_function(name: str, params: list, body: str, namespace: Dict[str, An
 def reference_function(reference: str, helpers: Optional[str], params: list, namespace):
     """The spec's reference as a function of the solve parameters, its helpers in reach: module
     helpers in `namespace`, method helpers (and `self.device`, the CPU) on a stand-in `self`."""
+    challenge = stand_in(helpers, namespace)
+    function = compile_function("reference", ["self"] + list(params), reference, namespace)
+    return lambda **values: function(challenge, **values)
+
+
+def stand_in(helpers: Optional[str], namespace: Dict[str, Any]) -> Any:
+    """The `self` spec code sees: `self.device` (the CPU) and the method helpers; the module
+    helpers go into `namespace`."""
     from generator.spec.model import helper_functions, is_method
 
     methods: Dict[str, Any] = {"device": "cpu"}
@@ -60,9 +72,7 @@ def reference_function(reference: str, helpers: Optional[str], params: list, nam
         for node in helper_functions(textwrap.dedent(helpers)):
             if is_method(node):
                 methods[node.name] = namespace.pop(node.name)
-    function = compile_function("reference", ["self"] + list(params), reference, namespace)
-    challenge = type("Challenge", (), methods)()
-    return lambda **values: function(challenge, **values)
+    return type("Challenge", (), methods)()
 
 
 def start_value(prefill: Any, kind: str) -> Any:
@@ -93,7 +103,9 @@ def _start_text(prefill: Any) -> str:
 def verify_example(loaded: LoadedSpec) -> None:
     """Every example, in order; all mismatches of all examples are reported together."""
     errors = []
-    for index in range(len(loaded.spec.examples)):
+    for index, example in enumerate(loaded.spec.examples):
+        if example.text_only:  # the page's text alone: no values to verify
+            continue
         try:
             verify_one_example(loaded, index)
         except SpecErrors as exc:
@@ -119,6 +131,28 @@ def draw_example_input(dist: Any, shape: List[int], dtype: Any, generator: Any) 
     return tensor.normal_(a, b, generator=generator)
 
 
+def _coded_inputs(spec: Any, ex: Any) -> Dict[str, Any]:
+    """An example with a code input: its inputs made as generate_example_test makes them (its
+    rendered lines, here in the spec-code child, on the CPU, the random stream seeded with the
+    example's seed, the caller's stream left as it was)."""
+    import math
+
+    import torch
+
+    from generator.render import example_code
+
+    code = example_code(spec, ex)
+    names = [p.name for p in spec.signature if p.is_tensor and p.direction != "out"]
+    body = "\n".join(code.lines + ["return {" + ", ".join(f"{n!r}: {n}" for n in names) + "}"])
+    namespace: Dict[str, Any] = {"torch": torch, "math": math}
+    challenge = stand_in(spec.reference_helpers, namespace)
+    make = compile_function("example_inputs", ["self"], body, namespace)
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(ex.seed if ex.seed is not None else 0)
+        made = make(challenge)
+    return {name: made[name] for name in names if name not in ex.inputs or name in ex.drawn}
+
+
 def _drawn_inputs(spec: Any, ex: Any) -> Dict[str, Any]:
     """A drawn example's drawn inputs in the signature's dtypes, in signature order (the order
     challenge.py draws them in)."""
@@ -126,6 +160,8 @@ def _drawn_inputs(spec: Any, ex: Any) -> Dict[str, Any]:
 
     if not ex.drawn:
         return {}
+    if any(dist.kind == "code" for dist in ex.drawn.values()):
+        return _coded_inputs(spec, ex)
     generator = torch.Generator().manual_seed(ex.seed if ex.seed is not None else 0)
     return {
         p.name: draw_example_input(
@@ -139,12 +175,12 @@ def _drawn_inputs(spec: Any, ex: Any) -> Dict[str, Any]:
     }
 
 
-def _example_values(spec: Any, ex: Any, wide: bool) -> Dict[str, Any]:
+def _example_values(spec: Any, ex: Any, wide: bool, drawn: Dict[str, Any]) -> Dict[str, Any]:
     """The solve arguments of one example: tensors in float64/int64 when `wide`, else in the
-    signature's own dtypes; outputs start as the spec's prefill says."""
+    signature's own dtypes; outputs start as the spec's prefill says. `drawn`: its drawn (or
+    code-made) inputs."""
     import torch
 
-    drawn = _drawn_inputs(spec, ex)
     values: Dict[str, Any] = {}
     for p in spec.signature:
         if not p.is_tensor:
@@ -176,13 +212,14 @@ def verify_one_example(loaded: LoadedSpec, index: int) -> None:
     prefix = f"{label}: " if len(spec.examples) > 1 else ""
     names = [p.name for p in spec.signature]
     precision = "float64"
+    drawn = _made_inputs(loaded, index)
     try:
-        values = _example_values(spec, ex, wide=True)
+        values = _example_values(spec, ex, True, drawn)
         namespace: Dict[str, Any] = {"torch": torch, "math": __import__("math")}
         reference_function(spec.reference, spec.reference_helpers, names, namespace)(**values)
     except Exception as wide_exc:
         try:
-            values = _example_values(spec, ex, wide=False)
+            values = _example_values(spec, ex, False, drawn)
             namespace = {"torch": torch, "math": __import__("math")}
             reference_function(spec.reference, spec.reference_helpers, names, namespace)(**values)
             precision = "the signature's dtypes"
@@ -234,6 +271,54 @@ def verify_one_example(loaded: LoadedSpec, index: int) -> None:
         raise SpecErrors(errors)
 
 
+def _made_inputs(loaded: LoadedSpec, index: int) -> Dict[str, Any]:
+    """The example's drawn and code-made inputs; a code input that fails, or makes a tensor of
+    another shape or dtype than the signature's, is an error at its code."""
+    import torch
+
+    spec = loaded.spec
+    ex = spec.examples[index]
+    label = loaded.example_label(index)
+    coded = [name for name, dist in ex.drawn.items() if dist.kind == "code"]
+    try:
+        drawn = _drawn_inputs(spec, ex)
+    except Exception as exc:  # the author's code failed: say where, without a traceback
+        raise SpecErrors(
+            [
+                SpecError(
+                    loaded.example_position(index, "inputs", coded[0], "code"),
+                    f"the code of {label}'s inputs failed: {type(exc).__name__}: {exc}",
+                    "fix the code (it runs on the CPU, seeded with the example's seed)",
+                )
+            ]
+        ) from None
+    errors = []
+    for p in spec.signature:
+        value = drawn.get(p.name)
+        if not coded or value is None:
+            continue
+        where = loaded.example_position(index, "inputs", p.name if p.name in ex.drawn else coded[0])
+        want = list(resolve_shape(p, ex.scalars, ex.shapes))
+        dtype = getattr(torch, lookup(p.dtype).torch)
+        if not isinstance(value, torch.Tensor):
+            kind = type(value).__name__
+            errors.append(
+                SpecError(where, f"the code makes {p.name} a {kind}, not a tensor", "make it one")
+            )
+        elif list(value.shape) != want or value.dtype != dtype:
+            errors.append(
+                SpecError(
+                    where,
+                    f"the code makes {p.name} {list(value.shape)} {str(value.dtype)[6:]}; the "
+                    f"signature and {label}'s sizes give {want} {p.dtype}",
+                    "make the tensor in that shape and dtype",
+                )
+            )
+    if errors:
+        raise SpecErrors(errors)
+    return drawn
+
+
 def _verify_reference_outputs(
     loaded: LoadedSpec, index: int, wide: Dict[str, Any], precision: str
 ) -> None:
@@ -249,7 +334,7 @@ def _verify_reference_outputs(
     outputs = [p for p in spec.signature if p.is_tensor and p.direction != "in"]
     narrow = wide
     if precision == "float64":
-        narrow = _example_values(spec, ex, wide=False)
+        narrow = _example_values(spec, ex, False, _drawn_inputs(spec, ex))
         try:
             namespace: Dict[str, Any] = {"torch": torch, "math": __import__("math")}
             reference_function(spec.reference, spec.reference_helpers, names, namespace)(**narrow)

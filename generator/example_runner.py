@@ -1,41 +1,31 @@
 """Verify worked examples, and check the rendered challenges, in one sandboxed child: the reference
 is the spec author's code.
 
-`verify_examples(specs, rendered)` starts one child (generator/sandbox.py: time and memory limits,
-bubblewrap where it works) for the whole run, not one per spec. The child loads each spec again
-and calls `example_check.verify_example`, then (given the rendered files)
+`verify_examples(specs, rendered)` starts one child (generator/isolation/child.py: time and memory
+limits, bubblewrap where it works) for the whole run, not one per spec. The child loads each spec
+again and calls `example_check.verify_example`, then (given the rendered files)
 `validation.check_rendered` on them and, for a spec with an oracle, `tolerance_check` (the
-reference against the oracle on every functional case), announcing each spec as a step; whatever the reference does
-there (raise SystemExit or KeyboardInterrupt, call os._exit, loop forever, exhaust memory, crash
-the interpreter) becomes a SpecError at that spec's `reference:` line, and the parent carries on.
+reference against the oracle on every functional case), announcing each spec as a step;
+whatever the reference does there (raise SystemExit or KeyboardInterrupt, call os._exit, loop
+forever, exhaust memory, crash the interpreter) becomes a SpecError at that spec's `reference:`
+line, and the parent carries on.
 
     python -m generator.example_runner   # the child; reads its job from stdin
 """
 
 from __future__ import annotations
 
-import os
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING, Dict, List, Optional, Sequence
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
-from generator import sandbox
+from generator.isolation import child
+from generator.isolation.channel import Refused, typed
+from generator.isolation.limits import spec_limits
 from generator.spec.yamlpos import Position, SpecError, SpecErrors
 
 if TYPE_CHECKING:  # the spec model is not needed to start a child
     from generator.spec.loader import LoadedSpec
-
-#: seconds one spec's example verification may take (the child's imports have their own limit)
-TIMEOUT_ENV = "CHGEN_REFERENCE_TIMEOUT"
-
-
-def limits() -> sandbox.Limits:
-    seconds = os.environ.get(TIMEOUT_ENV, "")
-    try:
-        step = float(seconds) if seconds else sandbox.STEP_SECONDS
-    except ValueError:
-        step = sandbox.STEP_SECONDS
-    return sandbox.Limits(step_seconds=max(step, 0.1))
 
 
 def verify_examples(
@@ -87,27 +77,31 @@ def _run(
     remaining = list(range(len(specs)))
     while remaining:
         job = [entries[i] for i in remaining]
-        run = sandbox.run_module("generator.example_runner", job, limits(), readable)
+        run = child.run_module("generator.example_runner", job, spec_limits(), readable)
         finished = set()
         for message in run.messages:
             if "done" in message:
-                index = remaining[int(message["done"])]
+                try:
+                    at, errors = _done(message, len(remaining))
+                except Refused as exc:
+                    run.refused = str(exc)
+                    break
+                index = remaining[at]
                 finished.add(index)
-                errors = [_error(e) for e in message.get("errors", [])]
                 if errors:
                     found[index] = errors
         if run.last_step is None:  # it never got to spec code: the interpreter or sandbox failed
             for index in remaining:
                 found[index] = [_not_started(specs[index], run)]
             break
-        stopped = remaining[int(run.last_step)]
+        stopped = remaining[min(max(run.last_step, 0), len(remaining) - 1)]
         if stopped not in finished:
             found[stopped] = [_ended(specs[stopped], run)]
         remaining = [i for i in remaining if i > stopped and i not in finished]
     return found
 
 
-def _not_started(item: "LoadedSpec", run: sandbox.ChildRun) -> SpecError:
+def _not_started(item: "LoadedSpec", run: child.ChildRun) -> SpecError:
     detail = run.stderr.strip().splitlines()[-1:]
     said = f": {detail[0][:200]}" if detail else ""
     return SpecError(
@@ -117,7 +111,7 @@ def _not_started(item: "LoadedSpec", run: sandbox.ChildRun) -> SpecError:
     )
 
 
-def _ended(item: "LoadedSpec", run: sandbox.ChildRun) -> SpecError:
+def _ended(item: "LoadedSpec", run: child.ChildRun) -> SpecError:
     detail = run.stderr.strip().splitlines()[-1:] if run.timed_out is None else []
     said = f": {detail[0][:200]}" if detail else ""
     return SpecError(
@@ -127,11 +121,27 @@ def _ended(item: "LoadedSpec", run: sandbox.ChildRun) -> SpecError:
     )
 
 
+#: an error as the child sends it (_encode's form)
+ERROR_FIELDS = {"position": list, "message": str, "hint": str}
+
+
+def _done(message: Dict, count: int) -> Tuple[int, List[SpecError]]:
+    """A verified spec's index (of `count`) and errors, from the child's message (else Refused)."""
+    index, rows = message["done"], message.get("errors", [])
+    if not isinstance(index, int) or not 0 <= index < count or not isinstance(rows, list):
+        raise Refused("a finished step without its index or errors")
+    return index, [_error(typed(row, ERROR_FIELDS)) for row in rows]
+
+
 def _error(data: Dict) -> SpecError:
     where = data["position"]
-    return SpecError(
-        Position(where[0], int(where[1]), int(where[2])), data["message"], data.get("hint", "")
-    )
+    if (
+        len(where) != 3
+        or not isinstance(where[0], str)
+        or not all(isinstance(n, int) for n in where[1:])
+    ):
+        raise Refused("an error whose position is not [file, line, column]")
+    return SpecError(Position(where[0], where[1], where[2]), data["message"], data["hint"])
 
 
 def _encode(error: SpecError) -> Dict:
@@ -139,13 +149,13 @@ def _encode(error: SpecError) -> Dict:
     return {
         "position": [where.file, where.line, where.column],
         "message": error.message,
-        "hint": error.hint,
+        "hint": error.hint or "",
     }
 
 
 def _child() -> None:
     """The child: verify each spec of the job, announcing it first (the parent's step clock)."""
-    job = sandbox.channel()
+    job = child.channel()
     import torch  # noqa: F401 - imported before the first step, within the start-up limit
 
     from generator.example_check import verify_example
@@ -155,7 +165,7 @@ def _child() -> None:
     from generator.validation import check_rendered
 
     for index, entry in enumerate(job):
-        sandbox.send({"step": index})
+        child.send({"step": index})
         path = Path(entry["path"])
         errors: List[SpecError] = []
         loaded = None
@@ -165,7 +175,7 @@ def _child() -> None:
             if "challenge" in entry:
                 errors = check_rendered(loaded, Path(entry["tree"]), entry["challenge"])
             if "challenge" in entry and not errors and loaded.spec.oracle is not None:
-                sandbox.send({"step": index})  # the oracle's own time on every case
+                child.send({"step": index})  # the oracle's own time on every case
                 folder = Path(entry["tree"]) / entry["challenge"]
                 errors = check_tolerance(loaded, folder)
         except SpecErrors as exc:
@@ -182,7 +192,7 @@ def _child() -> None:
                     "spec code must return normally; fix the reference or its helpers",
                 )
             ]
-        sandbox.send({"done": index, "errors": [_encode(e) for e in errors]})
+        child.send({"done": index, "errors": [_encode(e) for e in errors]})
 
 
 if __name__ == "__main__":

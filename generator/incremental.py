@@ -29,9 +29,11 @@ from generator.resources import package_fingerprint
 FORMATTERS = ("black", "isort", "mblack", "clang-format", "jinja2")
 #: what the example verification ran on (it runs the reference in torch, float64)
 VERIFIERS = ("torch",)
+#: what checked a spec's reference_jax against its reference, besides torch
+JAX_VERIFIERS = ("jax", "jaxlib")
 
 
-def _versions(names) -> str:
+def verifier_versions(names) -> str:
     found = []
     for name in names:
         try:
@@ -45,7 +47,7 @@ def _versions(names) -> str:
 def generator_fingerprint() -> str:
     """The package's own files and the formatters: what every spec's rendering depends on."""
     digest = hashlib.sha256(package_fingerprint().encode())
-    digest.update(_versions(FORMATTERS).encode())
+    digest.update(verifier_versions(FORMATTERS).encode())
     digest.update(sys.version.encode())
     return digest.hexdigest()
 
@@ -61,7 +63,7 @@ def spec_fingerprint(path: Path) -> str:
 def example_key(example_fingerprint: str) -> str:
     """A verified example stays verified only for the same example and the same verifier."""
     digest = hashlib.sha256(example_fingerprint.encode())
-    digest.update(_versions(VERIFIERS).encode())
+    digest.update(verifier_versions(VERIFIERS).encode())
     digest.update(package_fingerprint().encode())
     return digest.hexdigest()
 

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
 if TYPE_CHECKING:  # the spec model (pydantic) is imported only when a spec must be parsed
+    from generator.challenge.page import TextLoss
     from generator.spec import LoadedSpec
 
 from generator import tree, tree_policy
@@ -22,47 +23,23 @@ from generator.incremental import (
     spec_fingerprint,
 )
 from generator.naming import SPEC_NAME_RE, find_specs
+from generator.spec.batch import load_all
 from generator.spec.yamlpos import Position, SpecError, SpecErrors
 from generator.tree import Change, Output
 
 CORE_OWNER = tree_policy.CORE_OWNER
 
 
-def load_all(paths: Iterable[Path], root: Optional[Path] = None) -> List["LoadedSpec"]:
-    """Load every spec; collect the errors of all files before failing."""
-    from generator.spec import load_spec
-
-    loaded, errors = [], []
-    for path in paths:
-        try:
-            loaded.append(load_spec(path, root))
-        except SpecErrors as exc:
-            errors.extend(exc.errors)
-    errors.extend(_duplicate_ids(loaded))
-    if errors:
-        raise SpecErrors(errors)
-    return loaded
-
-
-def _duplicate_ids(loaded: List["LoadedSpec"]) -> List[SpecError]:
-    seen: Dict[int, "LoadedSpec"] = {}
-    errors = []
-    for item in loaded:
-        other = seen.get(item.spec.id)
-        if other is not None and other.path.resolve() != item.path.resolve():
-            errors.append(
-                SpecError(
-                    item.position("id"),
-                    f"id {item.spec.id} is also used by {other.display}",
-                    "every challenge needs its own id",
-                )
-            )
-        seen.setdefault(item.spec.id, item)
-    return errors
-
-
 def spec_paths(specs: List[Path], specs_dir: Path) -> List[Path]:
     return specs or find_specs(specs_dir)
+
+
+@dataclass(frozen=True)
+class PageLoss:
+    """A page on disk whose visible text the page rendered over it would not show all of."""
+
+    path: str  # in the tree
+    error: SpecError  # at the spec node that renders the part losing it, naming the words
 
 
 @dataclass(frozen=True)
@@ -75,6 +52,9 @@ class GenerateResult:
     changes: Tuple[Change, ...]  # the tree on disk -> what the specs render to
     conflicts: Tuple[str, ...]  # generated files edited by hand (nothing is written over them)
     written: bool  # the changes are on disk now
+    #: pages among the conflicts whose visible text the new page would not show all of: one
+    #: line each, at the spec node that renders the part that loses it (page_losses)
+    losses: Tuple[PageLoss, ...] = ()
 
     @property
     def up_to_date(self) -> bool:
@@ -116,17 +96,29 @@ def generate(
 
     Starters are written in `languages` (keys), else in those `specs_dir/chgen.yaml` names, else
     in those the tree already ships, else in every language (tree_policy.choose_languages).
-    Writing is atomic per challenge directory and refuses files edited by hand (the result lists
-    them as conflicts and nothing is written) unless `force`. Raises SpecErrors for bad specs,
-    FormatError when a formatter rejects rendered text, OSError when the tree cannot be
+    Writing is atomic per challenge directory and refuses files edited by hand or not written by
+    chgen (the result lists them as conflicts and nothing is written) unless `force`; a page
+    among them whose visible text the new one would not show all of is also named in `losses`,
+    with what it loses (with `force` it is written all the same). Raises SpecErrors for bad
+    specs, FormatError when a formatter rejects rendered text, OSError when the tree cannot be
     written."""
     chosen = tree_policy.choose_languages(languages, specs_dir, out)
-    output, rendered = render_tree(list(specs), out, root, cache or GenerateCache(), chosen.keys)
+    output, rendered = render_tree(list(specs), out, root, cache or GenerateCache(), chosen)
     planned = tree.plan(out.resolve(), output)
     result = GenerateResult(
-        out, len(specs), rendered, tuple(planned.changes), tuple(planned.edited), written=False
+        out,
+        len(specs),
+        rendered,
+        tuple(planned.changes),
+        tuple(planned.edited),
+        written=False,
+        losses=tuple(page_losses(out, output, planned.edited, list(specs), root)),
     )
-    if check or result.up_to_date or (result.conflicts and not force):
+    if check or (result.conflicts and not force):
+        return result
+    if result.up_to_date:
+        if tree.has_leftovers(out):
+            tree.write(out, output, force=force)  # clears what an interrupted run left
         return result
     try:
         changes = tree.write(out, output, force=force)
@@ -135,12 +127,70 @@ def generate(
     return replace(result, changes=tuple(changes), written=True)
 
 
+def page_losses(
+    out: Path,
+    output: Output,
+    edited: Sequence[str],
+    specs: List[Path],
+    root: Optional[Path] = None,
+) -> List[PageLoss]:
+    """For each page on disk that chgen did not write as it stands (`edited`: no manifest entry,
+    or changed since) and whose visible text the new page would not show all of, one error at
+    the spec node that renders the part losing it, naming the words lost. chgen's own pages
+    (their hash in the manifest) are never compared: regenerating them is the spec's word."""
+    from generator.challenge.page import describe_losses, text_losses
+
+    by_owner = {_owner(path): path for path in specs if SPEC_NAME_RE.match(path.name)}
+    found = []
+    for path in edited:
+        if not path.endswith("/challenge.html") or path not in output.files:
+            continue
+        try:
+            old = (out / path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        losses = text_losses(old, output.files[path])
+        spec = by_owner.get(output.owners.get(path, ""))
+        if not losses or spec is None:
+            continue
+        error = SpecError(
+            _loss_position(spec, root, losses[0]),
+            f"{out / path} on disk shows text the page this spec renders does not: "
+            f"{describe_losses(losses)}",
+            "keep that text in the spec, e.g. as an example's display or a section; or run "
+            "'chgen generate --force' to write the page without it",
+        )
+        found.append(PageLoss(path, error))
+    return found
+
+
+def _loss_position(spec_path: Path, root: Optional[Path], loss: "TextLoss") -> Position:
+    """The spec node that renders the part of the page a loss is in (the part itself where the
+    spec has it, else where it would stand)."""
+    from generator.challenge.page import strip_tags
+    from generator.spec import load_spec
+
+    try:
+        loaded = load_spec(spec_path, root)
+    except SpecErrors:
+        return Position(str(spec_path), 1, 1)
+    spec = loaded.spec
+    if loss.kind == "example":
+        return loaded.example_position(min(loss.number, len(spec.examples)) - 1)
+    if loss.kind == "section":
+        titles = [strip_tags(section.title).rstrip(":").strip() for section in spec.sections]
+        if loss.label in titles:
+            return loaded.position("sections", titles.index(loss.label))
+        return loaded.position("sections" if spec.sections else "description")
+    return loaded.position(loss.kind)  # description, requirements, constraints, performance
+
+
 def render_tree(
     paths: List[Path],
     tree_root: Path,
     root: Optional[Path],
     cache: GenerateCache,
-    languages: Optional[Sequence[str]] = None,
+    languages: Optional[tree_policy.Languages] = None,
 ) -> Tuple[Output, int]:
     """The tree's files for `paths`, rendering only specs whose inputs the cache has not seen
     rendered into exactly the files on disk; returns the output and how many were rendered.
@@ -171,7 +221,7 @@ def render_tree(
             )
             claims += [claim] if claim else []
         _refuse_duplicate_directories(claims, tree_root, root)
-        fresh = build_output(loaded, cache, languages)
+        fresh = build_output(loaded, cache, languages, tree_root)
         for item in loaded:
             own = {p: t for p, t in fresh.files.items() if fresh.owners[p] == item.spec.owner}
             cache.remember_rendered(stale[item.path], own)
@@ -222,13 +272,13 @@ def _refuse_duplicate_directories(
         raise SpecErrors(errors)
 
 
-def _languages_key(fingerprint: str, languages: Optional[Sequence[str]]) -> str:
+def _languages_key(fingerprint: str, languages: Optional[tree_policy.Languages]) -> str:
     """A spec renders other files in other languages: the cache keeps them apart."""
-    if languages is None:
-        return fingerprint
+    if languages is None or languages.keys is None:
+        return fingerprint  # a challenge keeping its own languages reuses only what is on disk
     from generator.incremental import sha256
 
-    return sha256(f"{fingerprint}\0languages={','.join(languages)}")
+    return sha256(f"{fingerprint}\0languages={languages.key}")
 
 
 def _owner(path: Path) -> str:
@@ -261,7 +311,10 @@ def _duplicate_file_ids(paths: List[Path]) -> List[SpecError]:
 
 
 def build_output(
-    loaded: List["LoadedSpec"], cache: GenerateCache, languages: Optional[Sequence[str]] = None
+    loaded: List["LoadedSpec"],
+    cache: GenerateCache,
+    languages: Optional[tree_policy.Languages] = None,
+    tree_root: Optional[Path] = None,
 ) -> Output:
     """Render specs (not the shared base class), then verify what the cache has not seen pass:
     each example against the reference, and the rendered files against the rules `chgen check
@@ -273,7 +326,16 @@ def build_output(
     from generator.example_runner import verify_examples
     from generator.render import render_challenge
 
-    rendered = [render_challenge(item, languages) for item in loaded]
+    from generator.render import challenge_dir
+
+    def keys(item: "LoadedSpec") -> Optional[Sequence[str]]:
+        if languages is None:
+            return None
+        if tree_root is None:
+            return languages.keys
+        return languages.for_challenge(tree_root, challenge_dir(item.spec))
+
+    rendered = [render_challenge(item, keys(item)) for item in loaded]
     keys = [
         _validation_key(example_fingerprint(item), files) for item, files in zip(loaded, rendered)
     ]

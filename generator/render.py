@@ -25,7 +25,7 @@ from generator.dtypes import lookup
 from generator.formatting import LINE_LENGTH, format_text
 from generator.languages import LANGUAGES, SigParam, for_gpus
 from generator.resources import template_dir
-from generator.spec import example_page, shapes
+from generator.spec import code_inputs, example_page, shapes
 from generator.spec.loader import LoadedSpec, shape_of, size_names
 from generator.spec.model import (
     Case,
@@ -287,13 +287,14 @@ def size_assignment(spec: Spec, scalars: Dict[str, Any]) -> List[str]:
     return [f"{', '.join(names)} = {values}"]
 
 
-def make_call(spec: Spec, scalars: Dict[str, Any]) -> str:
+def make_call(spec: Spec, scalars: Dict[str, Any], computed: Sequence[str] = ()) -> str:
+    """`self._make(...)` of one case; `computed`: the scalars its code computes (by name)."""
     sizes = set(size_names(spec))
     args = []
     for p in spec.signature:
         if p.direction == "out":
             continue
-        if p.is_tensor or p.name in sizes:
+        if p.is_tensor or p.name in sizes or p.name in computed:
             args.append(p.name)
         else:
             args.append(py_number(scalars[p.name]))
@@ -402,11 +403,15 @@ def case_code(
                 value = p.name if p.name in sizes else py_number(scalars[p.name])
             entries.append(f'"{p.name}": {value}')
         return CaseCode("", lines, "{" + ", ".join(entries) + "}")
+    made = made_together(spec, dists)
     for p in spec.signature:
-        if p.is_tensor and p.direction != "out":
+        if p.is_tensor and p.direction != "out" and p.name not in made:
+            if dists[p.name].kind == "code":
+                lines.extend(code_inputs.code_lines(p.name, dists[p.name].code))
+                continue
             drawn = distribution_expr(p, dists[p.name], shape_tuple(p, overrides))
             lines.append(f"{p.name} = {drawn}")
-    call = make_call(spec, scalars)
+    call = make_call(spec, scalars, computed_scalars(spec, dists))
     if form is not None and form.prefill is not None and form.prefill != (spec.prefill or "empty"):
         outputs = [p for p in spec.signature if p.is_tensor and p.direction == "out"]
         own = ", ".join(f'"{p.name}": {output_expr(p, form.prefill)}' for p in outputs)
@@ -416,6 +421,20 @@ def case_code(
 
 #: the CPU generator a drawn example's inputs come from (the same values on every device)
 EXAMPLE_GENERATOR = "generator"
+
+
+def made_together(spec: Spec, forms: Mapping[str, Distribution]) -> Dict[str, str]:
+    """The inputs an earlier input's code makes (they have no line of their own)."""
+    order = [p.name for p in spec.signature if p.is_tensor and p.direction != "out"]
+    return code_inputs.made_together(order, forms)
+
+
+def computed_scalars(spec: Spec, forms: Mapping[str, Distribution]) -> Dict[str, str]:
+    """The scalars a case's code computes from its inputs (passed by name)."""
+    order = [p.name for p in spec.signature if p.is_tensor and p.direction != "out"]
+    sizes = set(size_names(spec))
+    scalars = [p.name for p in spec.signature if not p.is_tensor and p.name not in sizes]
+    return code_inputs.made_scalars(order, forms, scalars)
 
 
 def example_draw_expr(param: Param, dist: Distribution, shape: str) -> str:
@@ -439,8 +458,14 @@ def example_code(spec: Spec, ex: Example) -> CaseCode:
     lines = size_assignment(spec, ex.scalars)
     if ex.seed is not None:
         lines.append(f"{EXAMPLE_GENERATOR} = torch.Generator().manual_seed({ex.seed})")
+    made = made_together(spec, ex.drawn)
     for p in spec.signature:
+        if p.name in made:
+            continue
         if p.is_tensor and p.direction != "out" and p.name in ex.drawn:
+            if ex.drawn[p.name].kind == "code":
+                lines.extend(code_inputs.code_lines(p.name, ex.drawn[p.name].code))
+                continue
             drawn = example_draw_expr(p, ex.drawn[p.name], shape_tuple(p, ex.shapes))
             lines.append(f"{p.name} = {drawn}")
         elif p.is_tensor and p.direction != "out":
@@ -558,6 +583,26 @@ class ChallengePyContext(TemplateContext):
     helper_methods: List[List[str]]
     #: a multi-GPU challenge: get_rank_layout's dict, as Python source; None otherwise
     rank_layout: Optional[str] = None
+    #: reference_impl_jax, when the spec has a reference_jax
+    reference_jax: Optional["JaxReference"] = None
+
+
+@dataclass(frozen=True)
+class JaxReference:
+    """reference_impl_jax: its parameters (the in/inout tensors and the scalars, unannotated, as
+    the public set writes them) and its body's lines."""
+
+    declarations: str
+    lines: List[str]
+
+
+def jax_reference(spec: Spec) -> Optional[JaxReference]:
+    if spec.reference_jax is None:
+        return None
+    names = ", ".join(p.name for p in spec.signature if p.direction != "out")
+    # a blank first line stays (black keeps it, and public references have one)
+    lines = textwrap.dedent(spec.reference_jax).rstrip().splitlines()
+    return JaxReference(names + ("," if spec.exploded_reference_jax else ""), lines)
 
 
 def ctype_of(p: Param) -> str:
@@ -643,6 +688,7 @@ def challenge_py_context(spec: Spec) -> ChallengePyContext:
         helper_functions=helper_functions_,
         helper_methods=helper_methods,
         rank_layout=rank_layout_literal(spec),
+        reference_jax=jax_reference(spec),
     )
 
 
@@ -684,6 +730,8 @@ class ChallengeHtmlContext(TemplateContext):
     after_svg: Optional[str]
     #: (the spaces before its <li>, its HTML) of each item
     requirements: List[Tuple[str, str]]
+    #: the Implementation Requirements section's HTML as written (no list), else None
+    requirements_html: Optional[str]
     constraints: List[Tuple[str, str]]
     examples: List[html.ExampleSection]
     performance_bullet: Optional[str]  # none where the last constraint is the page's own
@@ -705,6 +753,11 @@ def example_section(spec: Spec, example: Example, title: str) -> html.ExampleSec
     example's `shown`, else those the form lists: a matrix page never lists the sizes, its labels
     carry them; a summary always does, as the public summaries do; a <pre> page when the example
     says; spec/example_page.py)."""
+    explanation = None
+    if example.explanation:  # its own blank lines before it are the page's (a bmatrix's gap)
+        explanation = leading_newlines(example.explanation) + example.explanation.strip()
+    if example.text_only:
+        return html.example_blocks(title, [], [], [], explanation, display=example.display)
     sizes = size_names(spec)
     tensors = [p for p in spec.signature if p.is_tensor]
     inputs = [
@@ -722,9 +775,6 @@ def example_section(spec: Spec, example: Example, title: str) -> html.ExampleSec
         (name, params[name].latex, example.scalars[name])
         for name in example_page.shown_scalars(spec, example, sizes)
     ]
-    explanation = None
-    if example.explanation:  # its own blank lines before it are the page's (a bmatrix's gap)
-        explanation = leading_newlines(example.explanation) + example.explanation.strip()
     pre, matrix = spec.page.pre, spec.page.matrix
     return html.example_blocks(
         title,
@@ -758,7 +808,9 @@ def shown_data(p: Param, example: Example, given: Mapping[str, Any]) -> Any:
         return given[p.name]
     dims = shapes.resolve(shape_of(p, example.shapes), example.scalars)
     dist = example.drawn.get(p.name)
-    how = None if dist is None else html.draw_text(dist.kind, draw_args(dist))
+    how = None
+    if dist is not None and dist.kind != "code":  # code says how in its own words
+        how = html.draw_text(dist.kind, draw_args(dist))
     return html.Summarised(tuple(dims), how)
 
 
@@ -794,14 +846,17 @@ def challenge_html_context(loaded: LoadedSpec) -> ChallengeHtmlContext:
     titles = html.example_titles([ex.title for ex in examples])
     counts = spec.page.section_gaps or [1] * (len(examples) + 2)
     gaps = ["\n" * count for count in counts]
-    items = list(spec.requirements) + list(spec.constraints)
+    items = spec.requirement_items + list(spec.constraints)
     indents = spec.page.item_indents or [spec.page.item_indent] * len(items)
-    split = len(spec.requirements)
+    split = len(spec.requirement_items)
     return ChallengeHtmlContext(
         description=spec.description.strip(),
         svg=loaded.svg,
         after_svg=spec.after_svg.strip() if spec.after_svg else None,
         requirements=list(zip(indents[:split], items[:split])),
+        requirements_html=(
+            own_html(spec.requirements) if isinstance(spec.requirements, str) else None
+        ),
         constraints=list(zip(indents[split:], items[split:])),
         examples=[example_section(spec, ex, t) for ex, t in zip(examples, titles)],
         performance_bullet=(
@@ -826,12 +881,17 @@ def leading_newlines(text: str) -> str:
     return "\n" * text[: len(text) - len(text.lstrip())].count("\n")
 
 
+def own_html(text: str) -> str:
+    """A section's HTML as the author wrote it, with the blank lines it starts with (those
+    between its <h2> and it)."""
+    return leading_newlines(text) + text.strip("\n")
+
+
 def own_sections(spec: Spec) -> OwnSections:
     """The spec's own sections, each under the standard section it follows."""
     grouped: Dict[str, List[OwnSection]] = {}
     for section in spec.sections:
-        html = leading_newlines(section.html) + section.html.strip("\n")  # blank lines after <h2>
-        shown = OwnSection("\n" * section.gap, section.title, html)
+        shown = OwnSection("\n" * section.gap, section.title, own_html(section.html))
         grouped.setdefault(section.after, []).append(shown)
     return OwnSections(**grouped)
 

@@ -223,6 +223,11 @@ def recover(root: Path) -> None:
         _remove(staging)
 
 
+def has_leftovers(root: Path) -> bool:
+    """Whether an interrupted run left its staging folder or its pending manifest."""
+    return (root / STAGING).exists() or (root / PENDING).exists()
+
+
 def _read(path: Path) -> Optional[str]:
     if path.is_symlink():
         raise UnsafeTree(

@@ -31,6 +31,24 @@ class Languages:
 
     keys: Optional[Tuple[str, ...]]
     reason: str
+    #: read off the tree: a challenge directory that ships starters keeps its own languages
+    per_challenge: bool = False
+
+    def for_challenge(self, tree: Path, directory: str) -> Optional[Tuple[str, ...]]:
+        """The languages the challenge at `directory` is written in: its own starters' where
+        the languages were read off the tree and it ships some, else the run's."""
+        if self.per_challenge:
+            own = _starter_languages(tree / directory / "starter")
+            if own:
+                return None if set(own) == {lang.key for lang in LANGUAGES} else own
+        return self.keys
+
+    @property
+    def key(self) -> str:
+        """What the cache must keep apart: the run's languages, and whether each challenge keeps
+        its own (a cached render is reused only where the files on disk are the same anyway)."""
+        keys = ",".join(self.keys) if self.keys is not None else "all"
+        return f"{keys};per_challenge={self.per_challenge}"
 
 
 def language_keys_text() -> str:
@@ -96,19 +114,23 @@ def read_settings(specs_dir: Path) -> Optional[Tuple[str, ...]]:
     return _known(value, raw.position(("languages",)))
 
 
+def _starter_languages(starter: Path) -> Tuple[str, ...]:
+    """The languages whose starter files a starter/ folder holds."""
+    found = set()
+    if starter.is_dir() and not starter.is_symlink():
+        for path in starter.iterdir():
+            lang = for_file(path.name)
+            if lang is not None and path.name == lang.starter_name:
+                found.add(lang.key)
+    return tuple(lang.key for lang in LANGUAGES if lang.key in found)
+
+
 def shipped_languages(tree: Path) -> Optional[Tuple[str, ...]]:
     """The languages whose starters the tree's challenges already ship (None: no challenge)."""
     found = set()
-    seen_any = False
     for directory in challenge_dirs(tree):
-        seen_any = True
-        starter = directory / "starter"
-        if starter.is_dir():
-            for path in starter.iterdir():
-                lang = for_file(path.name)
-                if lang is not None and path.name == lang.starter_name:
-                    found.add(lang.key)
-    if not seen_any or not found:
+        found.update(_starter_languages(directory / "starter"))
+    if not found:
         return None
     return tuple(lang.key for lang in LANGUAGES if lang.key in found)
 
@@ -123,11 +145,11 @@ def choose_languages(
     elif specs_dir is not None and read_settings(specs_dir) is not None:
         chosen = Languages(read_settings(specs_dir), f"{specs_dir / SETTINGS_FILE}")
     elif shipped_languages(tree) is not None:
-        chosen = Languages(shipped_languages(tree), f"the languages {tree}/ ships")
+        chosen = Languages(shipped_languages(tree), f"the languages {tree}/ ships", True)
     else:
         return Languages(None, "every language")
     if set(chosen.keys) == {lang.key for lang in LANGUAGES}:
-        return Languages(None, chosen.reason)
+        return Languages(None, chosen.reason, chosen.per_challenge)
     return chosen
 
 

@@ -75,11 +75,14 @@ def spec_error(loaded: LoadedSpec, folder: Path, challenge: str, finding: Findin
     except OSError:
         lines = []
     shown = lines[finding.line - 1] if 0 < finding.line <= len(lines) else ""
-    position = (
-        _case_position(loaded, finding.message)
-        or _heading_position(loaded, name, shown, finding.message)
-        or _text_position(loaded, name, shown)
-    )
+    if finding.code in JAX_RULES and loaded.spec.reference_jax is not None:
+        position = _jax_position(loaded, shown)
+    else:
+        position = (
+            _case_position(loaded, finding.message)
+            or _heading_position(loaded, name, shown, finding.message)
+            or _text_position(loaded, name, shown)
+        )
     message, hint = _in_spec_words(loaded, finding)
     where = f"it renders into {name} line {finding.line}"
     return SpecError(
@@ -111,6 +114,22 @@ def _in_spec_words(loaded: LoadedSpec, finding: Finding) -> Tuple[str, str]:
     return message, hint
 
 
+#: the rules about reference_impl_jax: reported at the spec's reference_jax
+JAX_RULES = ("P019", "D008")
+
+
+def _jax_position(loaded: LoadedSpec, shown: str) -> Position:
+    """The reference_jax line a finding's line shows (where it raised), else its first line."""
+    needle = shown.strip()
+    text = loaded.spec.reference_jax or ""
+    own = text.splitlines()
+    if len(needle) >= _MIN_TRACE:
+        for k, line in enumerate(own):
+            if line.strip() and needle == line.strip():
+                return _line_within(loaded, ("reference_jax",), k, len(own))
+    return loaded.position("reference_jax")
+
+
 def _case_position(loaded: LoadedSpec, message: str) -> Optional[Position]:
     match = _CASE_RE.search(message)
     if match is None or int(match.group(1)) >= len(loaded.spec.functional):
@@ -118,11 +137,6 @@ def _case_position(loaded: LoadedSpec, message: str) -> Optional[Position]:
     index = int(match.group(1))
     case = loaded.spec.functional[index]
     return loaded.position("functional", index, "inputs" if case.inputs else "name")
-
-
-#: a page line that is one <h2>, and a finding about a section the page lacks
-_H2_RE = re.compile(r"^\s*<h2>(.*?)</h2>\s*$")
-_MISSING_RE = re.compile(r"no <h2>(.*?)</h2> section")
 
 
 def _heading_position(
@@ -133,12 +147,12 @@ def _heading_position(
     requirements or the constraints."""
     if not name.endswith(".html"):
         return None
+    from generator.challenge.page import heading_title, missing_section_title
     from generator.html import example_titles
 
     spec = loaded.spec
-    heading = _H2_RE.match(shown)
-    missing = _MISSING_RE.search(message)
-    title = heading.group(1) if heading else missing.group(1) if missing else None
+    missing = missing_section_title(message)
+    title = heading_title(shown) or missing
     if title is None:
         return None
     titles = example_titles([ex.title for ex in spec.examples])
@@ -161,11 +175,14 @@ def _candidates(loaded: LoadedSpec, name: str) -> Iterable[Tuple[PathKey, str]]:
     spec = loaded.spec
     if name.endswith(".html"):
         yield ("description",), spec.description
-        for group in ("requirements", "constraints"):
-            for j, text in enumerate(getattr(spec, group)):
-                yield (group, j), text
+        if isinstance(spec.requirements, str):
+            yield ("requirements",), spec.requirements
+        for j, text in enumerate(spec.requirement_items):
+            yield ("requirements", j), text
+        for j, text in enumerate(spec.constraints):
+            yield ("constraints", j), text
         for i, example in enumerate(spec.examples):
-            for field in ("explanation", "title"):
+            for field in ("explanation", "title", "display"):
                 text = getattr(example, field)
                 if text:
                     yield ("examples", i, field), text
@@ -173,15 +190,32 @@ def _candidates(loaded: LoadedSpec, name: str) -> Iterable[Tuple[PathKey, str]]:
             yield ("svg",), spec.svg
         return
     if name == "challenge.py":
+        yield from _code_inputs(spec)
         for i, case in enumerate(spec.functional):
             if case.note:
                 yield ("functional", i, "note"), case.note
         yield ("reference",), spec.reference
+        if spec.reference_jax:
+            yield ("reference_jax",), spec.reference_jax
         if spec.reference_helpers:
             yield ("reference_helpers",), spec.reference_helpers
         return
     for language, code in spec.starter_helpers.items():
         yield ("starter_helpers", language), code
+
+
+def _code_inputs(spec) -> Iterable[Tuple[PathKey, str]]:
+    """The code inputs, each where it is written: a line of challenge.py may be one of theirs."""
+    groups: List[Tuple[PathKey, dict]] = [
+        (("examples", i, "inputs"), ex.drawn) for i, ex in enumerate(spec.examples)
+    ]
+    groups += [(("functional", i, "inputs"), c.inputs) for i, c in enumerate(spec.functional)]
+    groups += [(("defaults", "inputs"), spec.defaults.inputs)]
+    groups += [(("performance", "inputs"), spec.performance.inputs)]
+    for where, forms in groups:
+        for name, form in forms.items():
+            if form.kind == "code":
+                yield where + (name, "code"), form.code
 
 
 def _fallback(name: str) -> PathKey:

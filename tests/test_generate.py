@@ -99,16 +99,20 @@ def test_interrupted_write_leaves_the_old_tree(workdir: Path, runner, monkeypatc
     result = runner.invoke(app, ["generate"])
     assert result.exit_code != 0
     assert snapshot(workdir / "generated") == before
-    assert [p.name for p in workdir.glob(".generated.*")] == [".generated.lock"]  # the lock only
+    assert not list(workdir.glob(".generated*"))  # no lock file, no copy beside the tree
+    assert sorted(p.name for p in (workdir / "generated" / ".chgen").iterdir()) == [
+        "manifest.json"
+    ]
 
 
-def test_a_swap_cut_in_half_is_recovered(workdir: Path, runner):
-    (workdir / "generated").rename(workdir / ".generated.old-999")
-    assert runner.invoke(app, ["generate", "--check"]).exit_code == 1  # nothing there
+def test_what_an_interrupted_run_left_in_the_state_folder_is_cleared(workdir: Path, runner):
+    staged = workdir / "generated" / ".chgen" / "staging" / "unit-999" / "new"
+    staged.mkdir(parents=True)
+    (staged / "challenge.py").write_text("half a challenge\n")
     result = runner.invoke(app, ["generate"])
     assert result.exit_code == 0, result.output
     assert snapshot(workdir / "generated") == snapshot(ROOT / "generated")
-    assert not (workdir / ".generated.old-999").exists()
+    assert not (workdir / "generated" / ".chgen" / "staging").exists()
 
 
 def test_new_writes_a_spec_that_generates(workdir: Path, runner):

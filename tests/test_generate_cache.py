@@ -162,3 +162,18 @@ def test_hand_edits_are_reported_as_conflicts_and_nothing_is_written(project):
     forced = run(project, force=True)
     assert forced.written and f"{CHALLENGE}/starter/starter.cu" in forced.changed
     assert "// note" not in starter.read_text()
+
+
+def test_a_jax_reference_is_verified_again_when_jax_changes(monkeypatch):
+    """The verdict on reference_jax is JAX's: another JAX version gives another key; a spec
+    without reference_jax does not depend on JAX at all."""
+    from generator import example_check
+    from generator.spec import load_spec
+
+    with_jax = load_spec(ROOT / "specs" / "143_row_inverse_rms.yaml")
+    without = load_spec(ROOT / "specs" / SPEC)
+    assert with_jax.spec.reference_jax and without.spec.reference_jax is None
+    before = [example_check.example_fingerprint(item) for item in (with_jax, without)]
+    monkeypatch.setattr(example_check, "verifier_versions", lambda names: "jax=another")
+    after = [example_check.example_fingerprint(item) for item in (with_jax, without)]
+    assert after[0] != before[0] and after[1] == before[1]

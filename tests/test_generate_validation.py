@@ -3,6 +3,7 @@ at the spec line that produced it, and writes nothing; `chgen check SPEC` says t
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from generator.cli import app
@@ -20,6 +21,14 @@ LATER_CASE_FAILS = (
 SEVENTH_CASE = (
     "    scalars: {N: 100000}\n",
     "    scalars: {N: 100000}\n  - name: seven\n    scalars: {N: 7}\n",
+)
+
+
+#: a JAX reference that agrees on every case but one of N = 7
+JAX_REFERENCE = (
+    "  y.copy_(2.0 * x)\n",
+    "  y.copy_(2.0 * x)\n\nreference_jax: |\n  import jax.numpy as jnp\n\n"
+    "  return jnp.where(N == 7, 0.0, 2.0 * x)\n",
 )
 
 
@@ -106,4 +115,38 @@ def test_a_tolerated_rule_does_not_stop_generation_and_codes_are_checked(workdir
     assert f"{shown}:{line}:19: 'H0006' is not a rule code (did you mean 'H006'?)" in result.output
     assert (
         f"{shown}:{line}:26: G002 is about the spec itself and cannot be tolerated" in result.output
+    )
+
+
+def test_a_jax_reference_that_disagrees_is_refused_naming_the_case_and_element(workdir, runner):
+    spec = new_spec(workdir, runner)
+    edit(spec, JAX_REFERENCE, SEVENTH_CASE)
+    before = sorted(p.relative_to(workdir) for p in (workdir / "generated").rglob("*"))
+    result = runner.invoke(app, ["generate", str(spec.relative_to(workdir))])
+    assert result.exit_code == 1
+    errors = [line for line in result.output.splitlines() if line.startswith("error ")]
+    assert len(errors) == 1, result.output
+    at = line_of(spec, "reference_jax: |")
+    assert re.match(
+        rf"error specs/900_my_thing.yaml:{at}:16: D008 reference_impl_jax disagrees with "
+        r"reference_impl on case 'seven' \(functional case 5 of 5\): y\[\d\] = 0 but reference_impl gives "
+        r"-?[\d.]+ \(7 of 7 element\(s\) are beyond atol=1e-05, rtol=1e-05\); ",
+        errors[0],
+    ), errors[0]
+    assert sorted(p.relative_to(workdir) for p in (workdir / "generated").rglob("*")) == before
+    # where it raises, the error is at the spec line that raised
+    edit(spec, ("jnp.where(N == 7, 0.0, 2.0 * x)", "jnp.wher(N == 7, 0.0, 2.0 * x)"))
+    result = runner.invoke(app, ["generate", str(spec.relative_to(workdir))])
+    assert result.exit_code == 1
+    assert (
+        f"specs/900_my_thing.yaml:{line_of(spec, 'jnp.wher(')}:3: D008 reference_impl_jax failed "
+        "on the example: AttributeError: module 'jax.numpy' has no attribute 'wher'"
+    ) in result.output
+    # once it agrees, it is generated as reference_impl_jax
+    edit(spec, ("jnp.wher(N == 7, 0.0, 2.0 * x)", "2.0 * x"))
+    result = runner.invoke(app, ["generate", str(spec.relative_to(workdir))])
+    assert result.exit_code == 0, result.output
+    written = workdir / "generated" / "challenges" / "easy" / "900_my_thing" / "challenge.py"
+    assert "    def reference_impl_jax(self, x, N):\n        import jax.numpy as jnp\n" in (
+        written.read_text()
     )

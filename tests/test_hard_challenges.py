@@ -85,6 +85,14 @@ def test_the_stride_and_padding_of_each_example_are_on_the_page():
     assert second.scalar_lines == ["<code>S</code>: 2<br>", "<code>P</code>: 1"]
 
 
+def test_shown_writes_a_size_in_the_pre_form_too():
+    """`N = 3` among a <pre> example's inputs, as the public <pre> pages write a scalar."""
+    spec = ROOT / "tests" / "golden" / "specs" / "1_vector_add.yaml"
+    text = variant(spec, ("  - scalars: {N: 3}\n", "  - scalars: {N: 3}\n    shown: [N]\n"))
+    first, second = challenge_html_context(load_spec_text(text, spec.name)).examples
+    assert "N = 3" in second.pre_lines[2] and not any("N =" in line for line in first.pre_lines)
+
+
 def test_show_sizes_on_a_matrix_example_is_refused_with_what_to_write():
     """Before: accepted, and the page still showed no S or P."""
     text = variant(CONV, (SECOND, SECOND.replace("shown: [S, P]", "show_sizes: true")))

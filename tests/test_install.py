@@ -170,8 +170,35 @@ def test_the_packages_list_names_every_package():
         ".".join(init.parent.relative_to(ROOT).parts)
         for init in (ROOT / "generator").rglob("__init__.py")
     }
-    assert set(setuptools["packages"]) == on_disk | {"generator.templates"}
+    templates = {"generator.templates"} | {
+        "generator.templates." + ".".join(folder.relative_to(ROOT / "templates").parts)
+        for folder in (ROOT / "templates").rglob("*")
+        if folder.is_dir() and folder.name != "__pycache__"
+    }
+    assert set(setuptools["packages"]) == on_disk | templates
     assert setuptools["package-dir"]["generator.templates"] == "templates"
+    assert set(setuptools["package-data"]) == templates
+
+
+@pytest.mark.slow
+def test_the_wheel_builds_without_a_warning(tmp_path):
+    """Built as `pip install` builds it (an isolated environment with the build-system's
+    setuptools): no line of the backend's output warns (a folder it would ignore, a deprecated
+    or beta setting). Byte-compiling is left on, as a user's environment has it."""
+    source = working_tree_copy(tmp_path / "source")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    built = run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-v", "-w", str(tmp_path / "out")]
+        + [str(source)],
+        cwd=source,
+        env=env,
+    )
+    assert built.returncode == 0, built.stdout + built.stderr
+    # pip -v indents what the backend says; pip's own notes (an index it skips) are not its
+    backend = [line for line in (built.stdout + built.stderr).splitlines() if line[:1] == " "]
+    warned = [line for line in backend if re.search(r"warn|deprecat|!!", line, re.IGNORECASE)]
+    assert not warned, "\n".join(warned)
+    assert len(list((tmp_path / "out").glob("chgen-*.whl"))) == 1
 
 
 def pyproject_version() -> str:

@@ -131,14 +131,14 @@ def test_wrong_hand_written_example_names_the_spec_line(workdir: Path, runner):
     spec = workdir / "specs" / "142_rms_norm_backward.yaml"
     text = spec.read_text().replace("dx: [[1.375, 1.625", "dx: [[1.5, 1.625")
     spec.write_text(text)
-    before = (workdir / "generated" / ".chgen-manifest.json").read_text()
+    before = (workdir / "generated" / ".chgen" / "manifest.json").read_text()
     result = runner.invoke(app, ["generate"])
     assert result.exit_code == 1
     line = line_of(text, "dx: [[1.5, 1.625")
     assert f"specs/142_rms_norm_backward.yaml:{line}:" in result.output
     assert "reference computes 1.37499" in result.output
     assert "Traceback" not in result.output
-    assert (workdir / "generated" / ".chgen-manifest.json").read_text() == before
+    assert (workdir / "generated" / ".chgen" / "manifest.json").read_text() == before
 
 
 def test_cli_reports_one_line_per_error_and_no_traceback(workdir: Path, runner):
@@ -223,6 +223,42 @@ GOLDEN_SPECS = Path(__file__).parent / "golden" / "specs"
             "  def reference_impl(self,",
             "reference_helpers: |",
             "would replace a name chgen writes",
+        ),
+        (
+            "901_channel_pair_sum.yaml",
+            "  return y, y.sum()\n",
+            "  y.sum()\n",
+            "reference_jax: |",
+            "reference_jax returns nothing: reference_impl_jax returns the outputs (return their "
+            "values as arrays, in signature order: `return y, total`)",
+        ),
+        (
+            "901_channel_pair_sum.yaml",
+            "reference_jax: |\n",
+            "reference_jax: |\n  import numpy as np\n",
+            "reference_jax: |",
+            "reference_jax line 1 imports numpy; it may import jax modules and math only",
+        ),
+        (
+            "901_channel_pair_sum.yaml",
+            "  return y, y.sum()\n",
+            "  return y, y.sum(\n",
+            "reference_jax: |",
+            "reference_jax is not valid Python",
+        ),
+        (
+            "202_2d_row_sums.yaml",
+            "  y.copy_(X.sum(dim=1) * scale)\n",
+            "  y.copy_(X.sum(dim=1) * scale)\nexploded_reference_jax: true\n",
+            "exploded_reference_jax: true",
+            "exploded_reference_jax without a reference_jax",
+        ),
+        (
+            "201_mix_rounds.yaml",
+            "  def _mix_rounds(self,",
+            "  def reference_impl_jax(self,",
+            "reference_helpers: |",
+            "helper 'reference_impl_jax' would replace a name chgen writes",
         ),
         (
             "201_mix_rounds.yaml",

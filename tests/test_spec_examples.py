@@ -32,7 +32,8 @@ def test_sections_are_numbered_titled_and_explained():
     assert first.explanation is None
     assert second.explanation == "<p>Each <code>C[i]</code> is <code>A[i] + B[i]</code>.</p>"
     assert second.pre_lines[-1] == "Output: C = [0.75, 0.0, -2.0]"
-    text = SPEC.read_text().replace("  - scalars: {N: 3}", "  - title: Example 2\n    scalars: {N: 3}")
+    titled = "  - title: Example 2\n    scalars: {N: 3}"
+    text = SPEC.read_text().replace("  - scalars: {N: 3}", titled)
     second = challenge_html_context(load_spec_text(text, "spec.yaml")).examples[1]
     assert second.title == "Example 2"
 

@@ -45,6 +45,15 @@ SPEC_CODE_ATTACKS = {
     "hang": ("while True: pass", "did not finish within 3 s and was stopped"),
     "crash": ("import ctypes; ctypes.string_at(0)", "killed the checking process (SIGSEGV)"),
     "memory": ("x = bytearray(1 << 40)", "MemoryError"),
+    # a pickle, not a message, on every pipe it may write to (the protocol's among them)
+    "forged_message": (
+        "import fcntl, os; fds = [int(n) for n in os.listdir('/proc/self/fd') if int(n) > 2 and "
+        "os.path.lexists(f'/proc/self/fd/{n}') and "
+        "os.readlink(f'/proc/self/fd/{n}').startswith('pipe:')]; "
+        "[os.write(fd, bytes([128, 4, 149]) + b' (pickled)' + bytes([10])) for fd in fds if "
+        "fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_ACCMODE == os.O_WRONLY]",
+        "sent what chgen refuses (not a JSON message) and was stopped",
+    ),
 }
 
 
@@ -340,7 +349,7 @@ def test_deep_check_of_a_challenge_py_that_exits_is_a_finding(tmp_path):
 def test_deep_check_of_a_challenge_py_cannot_write_beside_it(tmp_path):
     from generator.checks.report import Options
     from generator.checks.runner import run
-    from generator.sandbox import bwrap_works
+    from generator.isolation.bwrap import bwrap_works
 
     if not bwrap_works():
         pytest.skip("bubblewrap does not work here")

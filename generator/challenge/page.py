@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import bisect
+import difflib
 import functools
 import html as html_text
 import itertools
@@ -274,7 +275,7 @@ def own_sections(page: Page) -> List[OwnSection]:
             OwnSection(
                 heading,
                 heading_html(page, heading),
-                _own_html(page.body(heading)),
+                own_html(page.body(heading)),
                 places[last],
                 _blank_lines_before(page.text, heading.start),
                 last == "example" and "example" in later,
@@ -283,7 +284,7 @@ def own_sections(page: Page) -> List[OwnSection]:
     return found
 
 
-def _own_html(body: str) -> str:
+def own_html(body: str) -> str:
     """A section's HTML: its text, after the blank lines that stand between it and its <h2>
     (kept, as the page writes them)."""
     text = body.rstrip()
@@ -496,19 +497,79 @@ def _is_output_at(labels: List[Tuple[int, bool]], offset: int) -> bool:
     return state
 
 
+class Roles(NamedTuple):
+    """The example's tensors by part, in signature order: a page that calls them otherwise
+    (`x = [...]` for `input`) has its values read for them (chgen import, examples after the
+    first)."""
+
+    inputs: Tuple[str, ...]
+    outputs: Tuple[str, ...]
+
+
+#: `name = value`, and as pages also write it: `grid (3x3) = [...]`, `input [[...]]` (a list right
+#: after a name at a line's start or after `Input:`)
+_LENIENT_NAME_VALUE = re.compile(
+    r"(?<![\w\]])([^\W\d]\w*)(?:\s*\(\s*\d+(?:\s*[x\u00d7,]\s*\d+)*\s*\))?\s*=\s*"
+    r"|(?:^|(?<=:))[ \t]*([^\W\d]\w*)[ \t]+(?=\[)",
+    re.M,
+)
+#: Greek letters a page writes for a parameter, and the names the parameter may have
+_GREEK = {
+    "α": ("alpha",),
+    "β": ("beta",),
+    "γ": ("gamma",),
+    "δ": ("delta",),
+    "ε": ("epsilon", "eps"),
+    "η": ("eta",),
+    "θ": ("theta",),
+    "λ": ("lam", "lmbda", "lambda_"),
+    "μ": ("mu",),
+    "σ": ("sigma",),
+    "τ": ("tau",),
+    "ω": ("omega",),
+}
+_PART_WORDS = {"input", "inputs", "output", "outputs"}
+
+
+def _alias(label: str, names: List[str]) -> Optional[str]:
+    """The one parameter a label that is not its name stands for: the same letters in another
+    case (`k` for `K`) or its Greek letter (`α` for `alpha`); None when not exactly one."""
+    if label in names:
+        return label
+    same = [n for n in names if n.lower() == label.lower()]
+    greek = [n for n in names if n in _GREEK.get(label, ())]
+    found = same or greek
+    return found[0] if len(found) == 1 else None
+
+
 def _pre_values(
-    text: str, names: List[str], sole_in: Optional[str], sole_out: Optional[str]
+    text: str,
+    names: List[str],
+    sole_in: Optional[str],
+    sole_out: Optional[str],
+    roles: Optional[Roles] = None,
 ) -> Dict[Tuple[str, bool], List[Shown]]:
     """Every `name = value` of a <pre> example (values may span lines), and unnamed values
-    right after `Input:` / `Output:` when there is a single input / output tensor."""
+    right after `Input:` / `Output:` when there is a single input / output tensor. With `roles`,
+    the forms pages also write: a name in another case or as its Greek letter, sizes in
+    parentheses after it, no `=` before a list, and lists under names no parameter has, read
+    for the tensors of their part that no name gave (when there are as many of each)."""
     found: Dict[Tuple[str, bool], List[Shown]] = {}
     labels = [(m.start(), m.group(1).lower() == "output") for m in _LABEL.finditer(text)]
-    for m in _NAME_VALUE.finditer(text):
-        if m.group(1) in names:
-            read = _literal_at(text, m.end())
-            if read:
-                key = (m.group(1), _is_output_at(labels, m.start()))
-                found.setdefault(key, []).append(Shown(read[0], m.start(), read[1]))
+    unknown: Dict[bool, List[Shown]] = {False: [], True: []}
+    for m in (_LENIENT_NAME_VALUE if roles else _NAME_VALUE).finditer(text):
+        label = next(g for g in m.groups() if g)
+        name = _alias(label, names) if roles else (label if label in names else None)
+        if name is None and (roles is None or label.lower() in _PART_WORDS):
+            continue
+        read = _literal_at(text, m.end())
+        if read:
+            output = _is_output_at(labels, m.start())
+            if name is None:
+                if isinstance(read[1], list):
+                    unknown[output].append(Shown(read[0], m.start(), read[1]))
+                continue
+            found.setdefault((name, output), []).append(Shown(read[0], m.start(), read[1]))
     for m in re.finditer(r"\b(Input|Output)\s*:\s*", text, re.I):
         output = m.group(1).lower() == "output"
         sole = sole_out if output else sole_in
@@ -517,6 +578,12 @@ def _pre_values(
             found.setdefault((sole, output), []).append(Shown(read[0], m.end(), read[1]))
     for key, shown in _sliced_values(text, names, labels).items():
         found.setdefault(key, []).append(shown)
+    if roles is not None:
+        for output, tensors in ((False, roles.inputs), (True, roles.outputs)):
+            unnamed = [t for t in tensors if (t, output) not in found]
+            if unknown[output] and len(unknown[output]) == len(unnamed):
+                for name, shown in zip(unnamed, unknown[output]):
+                    found[(name, output)] = [shown]
     return found
 
 
@@ -574,8 +641,11 @@ _DIRECT = re.compile(
 _CONTINUATION = re.compile(r"^\s*(\\\\|\\]|\\\[|\s|\\quad|\\qquad|,)*\s*(=|\+|-|\\cdot|\\times)")
 
 
-def _matrix_values(section: str, names: List[str]) -> Dict[Tuple[str, bool], List[Shown]]:
-    """Matrices of a bmatrix example, each attributed to the tensor its label names."""
+def _matrix_values(
+    section: str, names: List[str], roles: Optional[Roles] = None
+) -> Dict[Tuple[str, bool], List[Shown]]:
+    """Matrices of a bmatrix example, each attributed to the tensor its label names; with
+    `roles`, an unlabelled one to the sole tensor of its part."""
     found: Dict[Tuple[str, bool], List[Shown]] = {}
     plain = re.sub(r"<[^>]*>", lambda m: " " * len(m.group(0)), section)
     labels = [(m.start(), m.group(1).lower() == "output") for m in _LABEL.finditer(plain)]
@@ -599,6 +669,9 @@ def _matrix_values(section: str, names: List[str]) -> Dict[Tuple[str, bool], Lis
                 name = previous_name  # a derivation chain: "= A + B = C"
             else:
                 name = None
+        if name is None and roles is not None:
+            part = roles.outputs if _is_output_at(labels, m.start()) else roles.inputs
+            name = part[0] if len(part) == 1 else None
         previous_name = name
         if name is None:
             continue
@@ -623,19 +696,28 @@ def _matrix_values(section: str, names: List[str]) -> Dict[Tuple[str, bool], Lis
     return found
 
 
-def _matrix_scalars(section: str, names: List[str]) -> Dict[Tuple[str, bool], List[Shown]]:
+#: a scalar in a bmatrix example, `h = 1` or `N &= 2`; leniently also `<code>k</code>: 3` and a
+#: name in another case or as its Greek letter
+_MATRIX_SCALAR = re.compile(r"(?<![\w\\{])([A-Za-z_]\w*)\s*&?=\s*")
+_LENIENT_MATRIX_SCALAR = re.compile(r"(?<![\w\\{])([^\W\d]\w*)\s*(?:&?=|:)[ \t]*")
+
+
+def _matrix_scalars(
+    section: str, names: List[str], lenient: bool = False
+) -> Dict[Tuple[str, bool], List[Shown]]:
     """Scalars a bmatrix example writes in its math, `h = 1` or `N &= 2`: a name followed by one
     number (a matrix after the name is not one)."""
     plain = re.sub(r"<[^>]*>", lambda m: " " * len(m.group(0)), section)
     labels = [(m.start(), m.group(1).lower() == "output") for m in _LABEL.finditer(plain)]
     found: Dict[Tuple[str, bool], List[Shown]] = {}
-    for m in re.finditer(r"(?<![\w\\{])([A-Za-z_]\w*)\s*&?=\s*", plain):
-        if m.group(1) not in names:
+    for m in (_LENIENT_MATRIX_SCALAR if lenient else _MATRIX_SCALAR).finditer(plain):
+        name = _alias(m.group(1), names) if lenient else m.group(1)
+        if name not in names:
             continue
         number = _NUMBER.match(plain, m.end())
         if number and not plain[number.end() : number.end() + 1].isalnum():
             value = ast.literal_eval(number.group(0).lstrip("+"))
-            key = (m.group(1), _is_output_at(labels, m.start()))
+            key = (name, _is_output_at(labels, m.start()))
             found.setdefault(key, []).append(
                 Shown([(float(value), number.group(0))], m.start(), value)
             )
@@ -658,18 +740,20 @@ def example_values(
     tensor_names: List[str],
     sole_in: Optional[str] = None,
     sole_out: Optional[str] = None,
+    roles: Optional[Roles] = None,
 ) -> ShownValues:
     """Every value the example writes for a parameter: `name = value` in <pre> (unnamed values
-    after `Input:`/`Output:` go to the sole input/output), or the bmatrix a label names."""
+    after `Input:`/`Output:` go to the sole input/output), or the bmatrix a label names; with
+    `roles` (the tensors of each part) also the looser forms pages write (_pre_values)."""
     heading = example.heading
     body = page.text[heading.start : heading.body_end]
     pre = re.search(r"<pre\b[^>]*>(.*?)</pre>", body, re.S)
     if pre:
-        found = _pre_values(html_text.unescape(pre.group(1)), names, sole_in, sole_out)
+        found = _pre_values(html_text.unescape(pre.group(1)), names, sole_in, sole_out, roles)
         base = heading.start + pre.start(1)
     else:
-        found = _matrix_values(body, tensor_names)
-        for key, shown in _matrix_scalars(body, names).items():
+        found = _matrix_values(body, tensor_names, roles)
+        for key, shown in _matrix_scalars(body, names, roles is not None).items():
             found.setdefault(key, shown)
         base = heading.start
     labelled = bool(re.search(r"\bOutputs?\b", re.sub(r"<[^>]*>", " ", body), re.I))
@@ -908,3 +992,151 @@ def _matrix_form(page: Page, examples: List[Example]) -> Dict[str, Any]:
     if any(_INLINE_SCALARS_RE.match(line.strip()) for line in inner):
         form["inline"] = True
     return form
+
+
+# ------------------------------------------------------------------ the text a reader sees
+
+#: a token of the text a reader sees: a number (its sign, thousands groups, decimals, exponent)
+#: or a run of letters; punctuation and spacing are layout, not text
+_TOKEN_RE = re.compile(
+    r"[-\u2212]?(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?"
+    r"|[-\u2212]?\.\d+(?:[eE][-+]?\d+)?"
+    r"|[^\W\d_]+"
+)
+#: TeX markup: an environment's delimiters (`\begin{bmatrix}`) and command names (`\frac`)
+_TEX_MARKUP_RE = re.compile(r"\\(?:begin|end)\s*\{[^}]*\}|\\[A-Za-z]+")
+#: elements whose content a reader never sees
+_UNSEEN_TAGS = ("script", "style")
+
+
+@dataclass(frozen=True)
+class Word:
+    """One token of the page's visible text, and the page offset of the text run holding it."""
+
+    text: str
+    offset: int
+
+
+def _word(token: str) -> str:
+    """A token as the reader reads it: `8,192` is 8192, a typographic minus a minus."""
+    token = token.replace("\u2212", "-")
+    return token.replace(",", "") if token[:1].isdigit() or token[1:2].isdigit() else token
+
+
+def visible_words(text: str) -> List[Word]:
+    """The words and numbers a reader of the page sees, in page order: tags, attributes,
+    comments, scripts and TeX commands are markup; entities are read as what they show."""
+    words: List[Word] = []
+    unseen = 0
+    position = 0
+    for tag in [*scan(text), Tag(len(text), len(text), "", False, "")]:
+        if not unseen and position < tag.start:
+            run = _TEX_MARKUP_RE.sub(" ", html_text.unescape(text[position : tag.start]))
+            words.extend(Word(_word(t), position) for t in _TOKEN_RE.findall(run))
+        if tag.name in _UNSEEN_TAGS:
+            unseen = max(unseen + (-1 if tag.closing else 1), 0)
+        position = max(position, tag.end)
+    return words
+
+
+def lost_words(old: str, new: str) -> List[Word]:
+    """The words of page `old` that page `new` no longer shows, in the old page's order: as many
+    of each word as the new page shows fewer of (a word that only moved is not lost), taken where
+    the new page's text departs from the old one's (difflib's alignment of the two)."""
+    before, after = visible_words(old), visible_words(new)
+    short: Dict[str, int] = {}
+    for word in before:
+        short[word.text] = short.get(word.text, 0) + 1
+    for word in after:
+        short[word.text] = short.get(word.text, 0) - 1
+    if not any(count > 0 for count in short.values()):
+        return []
+    matcher = difflib.SequenceMatcher(
+        None, [w.text for w in before], [w.text for w in after], autojunk=False
+    )
+    departed = {
+        i
+        for tag, i1, i2, _, _ in matcher.get_opcodes()
+        if tag in ("delete", "replace")
+        for i in range(i1, i2)
+    }
+    taken = set()
+    for preferred in (True, False):  # where the text departs first, then anywhere
+        for i, word in enumerate(before):
+            if i not in taken and (i in departed) == preferred and short.get(word.text, 0) > 0:
+                short[word.text] -= 1
+                taken.add(i)
+    return [word for i, word in enumerate(before) if i in taken]
+
+
+@dataclass
+class TextLoss:
+    """The words one part of a page loses: the description, a standard section (an example by
+    its number), an own section (by its title) or the performance bullet."""
+
+    kind: str  # description, requirements, example, constraints, performance, section
+    label: str  # as a reader names it: "Example 2", "Constraints", "References"
+    number: int  # an example's number (1-based) or an own section's index (0-based); else 0
+    words: List[Word]
+
+    def phrase(self, width: int = 60) -> str:
+        """The lost words as one quoted phrase, cut at about `width` characters."""
+        text = " ".join(word.text for word in self.words)
+        return f'"{text}"' if len(text) <= width else f'"{text[:width].rsplit(" ", 1)[0]} …"'
+
+
+def text_losses(old: str, new: str) -> List[TextLoss]:
+    """What page `new` loses of the text page `old` shows, grouped by the old page's parts, in
+    page order; empty when the change is markup (tags, spacing, entities, TeX commands) only."""
+    lost = lost_words(old, new)
+    if not lost:
+        return []
+    page = read_page(old)
+    h2 = [h for h in page.headings if h.level == 2]
+    bullet = performance_bullet(page)
+    bullet_end = -1
+    if bullet is not None:
+        closing = next((t for t in page.tags if t.start > bullet[0] and t.name == "li"), None)
+        bullet_end = closing.start if closing else len(old)
+    examples = [h for h in h2 if _layout_kind(h) == "example"]
+    owns = [h for h in h2 if _layout_kind(h) is None]
+    found: Dict[Tuple[str, str, int], List[Word]] = {}
+    for word in lost:
+        heading = next((h for h in reversed(h2) if h.start <= word.offset), None)
+        kind = _layout_kind(heading) if heading is not None else None
+        if bullet is not None and bullet[0] <= word.offset < bullet_end:
+            key = ("performance", "the performance bullet", 0)
+        elif heading is None:
+            key = ("description", "the description", 0)
+        elif kind == "example":
+            number = examples.index(heading) + 1
+            key = ("example", heading.title or f"Example {number}", number)
+        elif kind is None:
+            key = ("section", heading.title, owns.index(heading))
+        else:
+            name = "requirements" if kind.startswith("implementation") else kind
+            key = (name, heading.title, 0)
+        found.setdefault(key, []).append(word)
+    return [TextLoss(kind, label, number, words) for (kind, label, number), words in found.items()]
+
+
+def describe_losses(losses: List[TextLoss], width: int = 60) -> str:
+    """One line for a page's losses: `Example 2 loses "Input x -1.5 …"; Constraints loses ...`."""
+    return "; ".join(f"{loss.label} loses {loss.phrase(width)}" for loss in losses)
+
+
+#: a page line that is one <h2>, and a rule's words for a section the page lacks (checks/html.py)
+_H2_LINE_RE = re.compile(r"^\s*<h2>(.*?)</h2>\s*$")
+_MISSING_SECTION_RE = re.compile(r"no <h2>(.*?)</h2> section")
+
+
+def heading_title(line: str) -> Optional[str]:
+    """The title of a page line that is one <h2> heading, else None."""
+    match = _H2_LINE_RE.match(line)
+    return match.group(1) if match else None
+
+
+def missing_section_title(message: str) -> Optional[str]:
+    """The section a finding says the page lacks (`no <h2>Example</h2> section`), else None."""
+    match = _MISSING_SECTION_RE.search(message)
+    return match.group(1) if match else None

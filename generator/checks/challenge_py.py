@@ -115,6 +115,9 @@ def check(ch: ChallengeDir, report: Report) -> Optional[ChallengePy]:
         _reference_params(model, reference, report, where)
         _reference_asserts(model, reference, report, where)
         _reference_devices(reference, report, where)
+    jax_reference = model.methods.get("reference_impl_jax")
+    if jax_reference is not None:
+        _jax_reference_params(model, jax_reference, report, where)
     _device_kwargs(model, report, where)
     _case_count(model, report, where)
     _random_example(model, report, where)
@@ -286,6 +289,27 @@ def _reference_params(
             line,
             col,
             f"reference_impl takes ({', '.join(shown)}); the signature is ({', '.join(expected)})",
+        )
+
+
+def _jax_reference_params(
+    model: ChallengePy, reference: ast.FunctionDef, report: Report, where: str
+) -> None:
+    """The runner calls reference_impl_jax with the in/inout tensors and the scalars."""
+    if model.signature is None:
+        return
+    args = reference.args
+    names = [a.arg for a in args.posonlyargs + args.args][1:] + [a.arg for a in args.kwonlyargs]
+    expected = [e.name for e in model.signature if e.direction != "out"]
+    if args.vararg or args.kwarg or names != expected:
+        line, col = pos(reference)
+        report.add(
+            "P019",
+            where,
+            line,
+            col,
+            f"reference_impl_jax takes ({', '.join(names)}); the in/inout tensors and scalars "
+            f"are ({', '.join(expected)})",
         )
 
 

@@ -19,7 +19,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from generator.challenge.page import Page, bullet_int, example_values, performance_bullet, read_page
 from generator.challenge.pyfile import WORLD_SIZE, ChallengePy, SigEntry
-from generator.checks import challenge_py
+from generator.checks import challenge_py, jax_reference
 from generator.checks.model import functional_count
 from generator.checks.report import Report
 from generator.checks.source import ChallengeDir
@@ -43,6 +43,12 @@ def _failure(exc: BaseException, path: str, fallback: int) -> Failure:
             line = frame.lineno
     text = str(exc).strip().split("\n")[0]
     return Failure(f"{type(exc).__name__}: {text[:200]}" if text else type(exc).__name__, line)
+
+
+def _where(exc: BaseException, path: str, fallback: int) -> Tuple[str, int]:
+    """An exception in challenge code as its message and the challenge.py line it came from."""
+    failed = _failure(exc, path, fallback)
+    return failed.message, failed.line
 
 
 def load_class(ch: ChallengeDir) -> Any:
@@ -72,24 +78,13 @@ def _line(model: ChallengePy, method: str) -> int:
     return node.lineno if node is not None else 1
 
 
-def check(
-    challenges: Sequence[ChallengeDir],
-    models: Dict[Any, Optional[ChallengePy]],
-    report: Report,
-) -> None:
-    """The deep rules, run in the spec-code sandbox (deep_runner.py calls `check_here` there):
-    challenge.py is code chgen does not trust."""
-    from generator.checks.deep_runner import check_in_sandbox
-
-    check_in_sandbox(challenges, models, report)
-
-
 def check_here(
     challenges: Sequence[ChallengeDir],
     models: Dict[Any, Optional[ChallengePy]],
     report: Report,
 ) -> None:
-    """The deep rules in this process (the sandboxed child's side)."""
+    """The deep rules in this process: only ever in the spec-code sandbox's child (deep_runner.py
+    starts it; challenge.py is code chgen does not trust)."""
     import torch
 
     for ch in challenges:
@@ -132,6 +127,7 @@ def _check_one(ch: ChallengeDir, model: ChallengePy, report: Report, torch: Any)
             _compare_example(page, example, example_out, signature, model, report)
     # functional cases
     cases = None
+    runs: List[jax_reference.Run] = []  # what reference_impl wrote, for reference_impl_jax
     try:
         torch.manual_seed(0)
         with _visible_empty(torch):
@@ -159,11 +155,14 @@ def _check_one(ch: ChallengeDir, model: ChallengePy, report: Report, torch: Any)
             if _matches_signature(case, signature, f"functional case {i}", problems)
         ]
         _prefill(([example] if example_ok else []) + [case for _, case in good], model, report)
+        if example_out is not None:
+            runs.append(jax_reference.Run("the example", example, example_out))
         for index, case in good:  # every case: a reference may fail on a later one only
             if any(_is_descriptor(value) for value in case.values()):
                 continue  # the runner draws these: the reference never sees descriptors
             try:
-                _run_reference(cpu, case, signature, path, model)
+                written = _run_reference(cpu, case, signature, path, model)
+                runs.append(jax_reference.Run(f"functional case {index}", case, written))
             except Failure as exc:
                 report.add(
                     "D005",
@@ -173,6 +172,10 @@ def _check_one(ch: ChallengeDir, model: ChallengePy, report: Report, torch: Any)
                     f"reference_impl failed on functional case {index}: {exc.message}",
                 )
                 break
+    tolerances = (_number_attr(model, "atol"), _number_attr(model, "rtol"))
+    jax_reference.check(
+        cpu, runs, model, tolerances, report, lambda exc, line: _where(exc, path, line)
+    )
     # performance case
     perf = None
     for device in ("meta", "cpu"):

@@ -1,7 +1,7 @@
 """Run the deep rules in one sandboxed child: challenge.py is code chgen does not trust.
 
-`check_in_sandbox` starts one child (generator/sandbox.py: the limits of spec code, bubblewrap
-where it works) for all the challenges. The child parses each challenge.py again, runs
+`check_in_sandbox` starts one child (generator/isolation/child.py: the limits of spec code,
+bubblewrap where it works) for all the challenges. The child parses each challenge.py again, runs
 `deep.check_here` on it, announcing each challenge as a step, and sends its findings back. What
 challenge.py does there (os._exit, an endless loop, exhausting memory, crashing the interpreter)
 becomes a D006 finding at its challenge.py, and a new child takes the challenges after it.
@@ -14,24 +14,23 @@ from __future__ import annotations
 import dataclasses
 import os
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from generator import sandbox
 from generator.challenge.pyfile import ChallengePy
 from generator.checks.report import Options, Report
 from generator.checks.source import ChallengeDir
-
+from generator.isolation import child
+from generator.isolation.channel import Refused, typed
+from generator.isolation.limits import TIMEOUT_ENV, Limits, spec_limits
 
 #: seconds one challenge's deep rules may take (every case of it runs); CHGEN_REFERENCE_TIMEOUT,
 #: the limit of spec code, overrides it
 STEP_SECONDS = 300.0
 
 
-def deep_limits() -> sandbox.Limits:
-    """The limits of spec code (generator/example_runner.py), with more time per challenge."""
-    from generator.example_runner import TIMEOUT_ENV, limits
-
-    base = limits()
+def deep_limits() -> Limits:
+    """The limits of spec code, with more time per challenge."""
+    base = spec_limits()
     if os.environ.get(TIMEOUT_ENV):
         return base
     return dataclasses.replace(base, step_seconds=STEP_SECONDS)
@@ -60,12 +59,17 @@ def check_in_sandbox(
             "cases": list(options.cases),
         }
         readable = sorted({_readable(ch) for ch in todo})
-        run = sandbox.run_module("generator.checks.deep_runner", job, deep_limits(), readable)
+        run = child.run_module("generator.checks.deep_runner", job, deep_limits(), readable)
         done = 0
         for message in run.messages:
             if "done" in message:
-                done = int(message["done"]) + 1
-                report.findings.extend(_finding(f) for f in message.get("findings", []))
+                try:
+                    index, findings = _done(message, len(todo))
+                except Refused as exc:
+                    run.refused = str(exc)
+                    break
+                done = index + 1
+                report.findings.extend(findings)
         if done >= len(todo):
             return
         if run.last_step is None and not run.messages:
@@ -93,22 +97,38 @@ def _display(ch: ChallengeDir, models: Dict[Any, Optional[ChallengePy]]) -> str:
     return model.display if model is not None else f"{ch.display}/challenge.py"
 
 
-def _tail(run: sandbox.ChildRun) -> str:
+def _tail(run: child.ChildRun) -> str:
     lines = [line for line in run.stderr.strip().splitlines() if line.strip()]
     return lines[-1][:200] if lines else ""
 
 
-def _finding(data: Dict[str, Any]) -> Any:
+#: a finding as the child sends it (Finding's fields)
+FINDING_FIELDS = {
+    "path": str,
+    "line": int,
+    "col": int,
+    "code": str,
+    "severity": str,
+    "message": str,
+}
+
+
+def _done(message: Dict[str, Any], count: int) -> Tuple[int, List[Any]]:
+    """A finished challenge's index (of `count`) and findings, from the child's message (else
+    Refused)."""
     from generator.checks.registry import Finding
 
-    return Finding(**data)
+    index, rows = message["done"], message.get("findings", [])
+    if not isinstance(index, int) or not 0 <= index < count or not isinstance(rows, list):
+        raise Refused("a finished step without its index or findings")
+    return index, [Finding(**typed(row, FINDING_FIELDS)) for row in rows]
 
 
 # --- the child's side -------------------------------------------------------------------------
 
 
 def main() -> None:
-    job = sandbox.channel()
+    job = child.channel()
     import torch  # noqa: F401  (before the first step: imports have the start-up limit)
 
     from generator.challenge.pyfile import read_challenge_py
@@ -121,7 +141,7 @@ def main() -> None:
         cases=tuple(job["cases"]),  # type: ignore[arg-type]
     )
     for index, entry in enumerate(job["challenges"]):
-        sandbox.send({"step": index})
+        child.send({"step": index})
         ch = ChallengeDir(Path(entry["path"]), entry["display"])
         report = Report(options)
         source = ch.file("challenge.py")
@@ -129,7 +149,7 @@ def main() -> None:
             model = read_challenge_py(source.text, source.display)
             deep.check_here([ch], {ch.path: model}, report)
         findings: List[Dict[str, Any]] = [dataclasses.asdict(f) for f in report.findings]
-        sandbox.send({"done": index, "findings": findings})
+        child.send({"done": index, "findings": findings})
 
 
 if __name__ == "__main__":

@@ -114,6 +114,8 @@ _TABLE: Sequence[Tuple[str, str, str, str, str]] = [
      "states `expected_cases: [MIN, MAX]`"),
     ("P018", _E, STATIC, "generate_example_test draws random data",
      "use literal values so that challenge.html can show them"),
+    ("P019", _E, STATIC, "reference_impl_jax does not take the inputs and scalars in solve order",
+     "take (self, the in/inout tensors and the scalars, in solve order), unannotated"),
     # ---------------------------------------------------------------- starters
     ("S001", _E, STATIC, "starter has no parsable solve", "fix the syntax; define solve"),
     ("S002", _E, STATIC, "solve parameters differ from get_solve_signature",
@@ -183,6 +185,8 @@ _TABLE: Sequence[Tuple[str, str, str, str, str]] = [
      "fix the exception"),
     ("D007", _E, DEEP, "a test case does not match get_solve_signature",
      "give every parameter, with the signature's dtype"),
+    ("D008", _E, DEEP, "reference_impl_jax fails or disagrees with reference_impl on the CPU",
+     "make it return what reference_impl writes (one array, or a tuple in signature order)"),
     # ---------------------------------------------------------------- specs
     ("G001", _E, SPECS, "spec error", "fix the spec"),
     ("G002", _E, SPECS, "generated tree is out of date",

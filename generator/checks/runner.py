@@ -202,6 +202,8 @@ def run(paths: Sequence[Path], options: Optional[Options] = None) -> Result:
     models: Dict[Path, Optional[ChallengePy]] = {}
     if jobs > 1:
         chunks = [challenges[i::jobs] for i in range(jobs)]
+        # The forked process only parses files (no challenge code runs in it): the findings it
+        # hands back through the pool come from chgen's own code.
         context = multiprocessing.get_context("fork")
         with ProcessPoolExecutor(max_workers=jobs - 1, mp_context=context) as pool:
             futures = [pool.submit(_static_findings, chunk, options, ids) for chunk in chunks[1:]]
@@ -216,9 +218,9 @@ def run(paths: Sequence[Path], options: Optional[Options] = None) -> Result:
 
         formatters.check(challenges, report)
     if options.run_deep:
-        from generator.checks import deep
+        from generator.checks.deep_runner import check_in_sandbox
 
-        deep.check(challenges, models, report)
+        check_in_sandbox(challenges, models, report)
     if targets.specs:
         from generator.checks import specs
 

@@ -9,8 +9,12 @@ __all__ = ["ImportFailure", "ImportResult", "Report", "import_challenge"]
 
 
 def __getattr__(name: str):
-    if name in ("ImportResult", "import_challenge"):
+    if name == "ImportResult":
+        from generator.importer.result import ImportResult
+
+        return ImportResult
+    if name == "import_challenge":
         from generator.importer import build
 
-        return getattr(build, name)
+        return build.import_challenge
     raise AttributeError(f"module 'generator.importer' has no attribute {name!r}")

@@ -138,6 +138,72 @@ def grouped(outcomes: List[Outcome]) -> List[Group]:
     return sorted(groups.values(), key=lambda g: (-len(g.challenges), g.reason))
 
 
+#: the kinds of page part an import keeps, in the order the summary lists them
+PAGE_PARTS = (
+    "example",
+    "own section",
+    "performance bullet",
+    "list item",
+    "section HTML",
+    "description",
+)
+#: the refusal reason a part of the page gives (report.REASONS); its detail names the part
+PAGE_REFUSAL = "a part of the page no spec field keeps"
+#: a refusal's detail (the kind page.TextLoss and html.read_page name) -> the part's kind here
+_REFUSED_KIND = {
+    "example": "example",
+    "section": "own section",
+    "performance": "performance bullet",
+    "requirements": "list item",
+    "constraints": "list item",
+    "description": "description",
+    "svg": "description",
+}
+
+
+def page_tally(outcomes: List[Outcome]) -> Dict[str, Dict[str, int]]:
+    """What the import kept of the pages, per kind of part: as values, as the author's text
+    (`text_only`: examples kept without values), and refused (challenges refused for that part)."""
+    tally = {kind: {"values": 0, "text": 0, "text_only": 0, "refused": 0} for kind in PAGE_PARTS}
+    for outcome in outcomes:
+        if outcome.imported:
+            for kind, counts in outcome.result.page_parts.items():
+                for key, count in counts.items():
+                    tally.setdefault(kind, {"values": 0, "text": 0, "text_only": 0, "refused": 0})
+                    tally[kind][key] += count
+        elif outcome.reason == PAGE_REFUSAL:
+            kind = _REFUSED_KIND.get(outcome.detail or "", "description")
+            tally[kind]["refused"] += 1
+    return tally
+
+
+def examples_phrase(parts: Dict[str, Dict[str, int]]) -> str:
+    """`examples: 1 as values, 2 as text (1 without values)`: how one import kept its page's
+    examples."""
+    n = parts.get("example", {})
+    phrase = f"examples: {n.get('values', 0)} as values, {n.get('text', 0)} as text"
+    return phrase + (f" ({n['text_only']} without values)" if n.get("text_only") else "")
+
+
+def page_table(tally: Dict[str, Dict[str, int]]) -> str:
+    """The tally as a plain-text table, one row per kind of page part, and how many examples
+    kept as text carry values chgen verifies."""
+    lines = [
+        "page part           as values  as text  refused",
+        "------------------  ---------  -------  -------",
+    ]
+    for kind, n in tally.items():
+        lines.append(f"{kind:18}  {n['values']:9}  {n['text']:7}  {n['refused']:7}")
+    text = tally.get("example", {}).get("text", 0)
+    alone = tally.get("example", {}).get("text_only", 0)
+    if text:
+        lines.append(
+            f"(of the {text} examples kept as text, {text - alone} carry their values too, "
+            f"verified at generate time; {alone} are the page's text alone, never verified)"
+        )
+    return "\n".join(lines) + "\n"
+
+
 def _imported_entry(outcome: Outcome) -> Dict[str, Any]:
     result = outcome.result
     return {
@@ -146,10 +212,9 @@ def _imported_entry(outcome: Outcome) -> Dict[str, Any]:
         "spec": result.spec_name,
         "seconds": round(outcome.seconds, 2),
         "identical": result.identical,
-        "not_equivalent": result.equivalence.problems(result.report.approximated),
-        # without the excuse of the cases the import reports as approximated
-        "not_equivalent_strictly": len(result.equivalence.problems()),
+        "not_equivalent": result.equivalence.problems(),
         "notes": len(result.report.lines()),
+        "page_parts": result.page_parts,
     }
 
 
@@ -178,6 +243,7 @@ def report_data(outcomes: List[Outcome], seconds: float, jobs: int, timeout: flo
              "challenges": g.challenges}
             for g in grouped(outcomes)
         ],  # fmt: skip
+        "page_parts": page_tally(outcomes),
         "results": [_imported_entry(o) if o.imported else _refused_entry(o) for o in outcomes],
     }
 

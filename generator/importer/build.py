@@ -18,22 +18,25 @@ import math
 import re
 import tempfile
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
 import torch
 
-from generator.challenge.page import BULLET, blank_before_bullet
+from generator.challenge.page import BULLET, blank_before_bullet, describe_losses
 from generator.challenge.page import read_page as read_page_facts
+from generator.challenge.page import text_losses
 from generator.dtypes import lookup
-from generator.example_check import compile_function, start_value, verify_example
-from generator.html import example_form, example_titles, literal_dims
+from generator.example_check import reference_function, start_value, verify_example
+from generator.html import example_form, example_titles, literal_dims, performance_bullet
 from generator.importer import html as page_reader
-from generator.importer import infer, pyast, starters
+from generator.importer import coded, infer, pyast, starters
 from generator.importer.equivalence import Equivalence, compare
 from generator.importer.infer import ParamInfo
+from generator.importer.replay import ReplayError
 from generator.importer.report import ImportFailure, Report
+from generator.importer.result import ImportResult
 from generator.importer.trace import (
     ChallengeLoadError,
     Run,
@@ -57,32 +60,6 @@ STARTERS = tuple(lang.starter_name for lang in LANGUAGES)
 #: starters a tree may lack without that being a difference (languages newer than the tree)
 OPTIONAL_STARTERS = {lang.starter_name for lang in LANGUAGES if not lang.required_in_tree}
 _KNOWN_METHODS = set(pyast.METHODS) | {"_make"}
-
-
-@dataclass
-class ImportResult:
-    """The spec text and everything learnt while making it."""
-
-    spec_name: str  # <id>_<slug>.yaml
-    spec_text: str
-    svg_name: Optional[str]  # sidecar file name, when the SVG is not inline
-    svg_text: Optional[str]
-    report: Report
-    identical: Dict[str, bool]  # file (challenge.py, challenge.html, starter/...) -> byte-identical
-    equivalence: Equivalence
-    case_names: List[str]
-    generate_errors: List[str] = field(default_factory=list)  # why `chgen generate` refuses it
-
-    def write(self, spec_path: Path) -> List[Path]:
-        """Write the spec (and its SVG sidecar next to it); return the paths written."""
-        spec_path.parent.mkdir(parents=True, exist_ok=True)
-        spec_path.write_text(self.spec_text, encoding="utf-8")
-        written = [spec_path]
-        if self.svg_name:
-            svg = spec_path.parent / self.svg_name
-            svg.write_text(self.svg_text + "\n", encoding="utf-8")
-            written.append(svg)
-        return written
 
 
 def _locate(directory: Path, report: Report) -> Tuple[int, str, str]:
@@ -157,7 +134,11 @@ def _reference(source: pyast.ChallengeSource, params: List[ParamInfo], report: R
                 f"reference_impl takes ({', '.join(ref.params)}) but solve takes "
                 f"({', '.join(names)}); the body is kept as written (not representable)"
             )
-    imports = [source.imports[n] for n in sorted(ref.free_names) if n in source.imports]
+    imports = [
+        source.imports[n]
+        for n in sorted(ref.free_names)
+        if n in source.imports and n not in source.helper_imports
+    ]
     if imports:
         report.note(
             "reference: " + "; ".join(f"`{line}`" for line in imports) + " moved into the body "
@@ -184,8 +165,6 @@ def _reference(source: pyast.ChallengeSource, params: List[ParamInfo], report: R
         )
     if ref.docstring:
         report.note("reference_impl's docstring is dropped")
-    if "reference_impl_jax" in source.methods:
-        report.note("reference_impl_jax has no place in a spec and is dropped (not representable)")
     extra = [
         m
         for m in source.methods
@@ -197,6 +176,40 @@ def _reference(source: pyast.ChallengeSource, params: List[ParamInfo], report: R
             "recorded as data"
         )
     return body.rstrip("\n") + "\n"
+
+
+def _reference_jax(
+    source: pyast.ChallengeSource, params: List[ParamInfo], report: Report
+) -> Dict[str, Any]:
+    """reference_impl_jax as the spec's reference_jax (its header is chgen's: the in/inout
+    tensors and the scalars in solve order); empty when there is none or it takes others."""
+    jax = source.reference_jax
+    if jax is None:
+        return {}
+    expected = [p.name for p in params if p.direction != "out"]
+    if jax.params != expected:
+        report.note(
+            f"reference_impl_jax takes ({', '.join(jax.params)}), not the in/inout tensors and "
+            f"scalars ({', '.join(expected)}); it is dropped (not representable)"
+        )
+        return {}
+    module_level = sorted(
+        n
+        for n in jax.free_names
+        if n in set(source.imports) | source.module_names
+        and n not in source.helper_names | source.helper_imports
+    )
+    if module_level:
+        report.note(
+            f"reference_impl_jax uses module-level {', '.join(module_level)} from challenge.py, "
+            "which a spec cannot carry; it is dropped (not representable)"
+        )
+        return {}
+    found: Dict[str, Any] = {"reference_jax": jax.body + "\n"}
+    if jax.exploded:
+        found["exploded_reference_jax"] = True
+        report.note("exploded_reference_jax: reference_impl_jax lists one parameter per line")
+    return found
 
 
 def ref_node(source: pyast.ChallengeSource) -> ast.Module:
@@ -491,9 +504,11 @@ def _reference_outputs(
     instance: Any,
     example: Optional[Traced],
     prefill: Start,
+    helpers: Optional[str] = None,
 ) -> Dict[str, torch.Tensor]:
-    """What the reference writes on the example, in float64 as chgen verifies it: outputs start
-    as the spec's prefill says (uninitialised is NaN, so every element must be written)."""
+    """What the reference writes on the example, in float64 as chgen verifies it (its helpers,
+    `reference_helpers`, in reach): outputs start as the spec's prefill says (uninitialised is
+    NaN, so every element must be written)."""
     values: Dict[str, Any] = {}
     for p in params:
         if not p.is_tensor:
@@ -508,8 +523,8 @@ def _reference_outputs(
             values[p.name] = torch.tensor(inputs[p.name], dtype=dtype)
     try:
         namespace: Dict[str, Any] = {"torch": torch, "math": math}
-        reference = compile_function("reference", [p.name for p in params], body, namespace)
-        reference(**values)
+        names = [p.name for p in params]
+        reference_function(body, helpers, names, namespace)(**values)
     except Exception as exc:
         if example is None:
             raise ImportFailure(f"the reference fails on it: {type(exc).__name__}: {exc}") from None
@@ -664,6 +679,7 @@ def import_challenge(
         [p.name for p in read.params if p.is_tensor and p.direction != "in"],
         [p.name for p in read.params],
         tensor_inputs[0] if len(tensor_inputs) == 1 else None,
+        tensor_inputs,
     )
     for note in page.notes:
         report.note(note)
@@ -677,6 +693,11 @@ def import_challenge(
     if not requirements:
         requirements = ["The <code>solve</code> function signature must remain unchanged"]
         report.note("challenge.html lists no Implementation Requirements; chgen writes one")
+    elif isinstance(requirements, str):
+        report.note(
+            "challenge.html: the Implementation Requirements are no list; the spec keeps the "
+            "section's HTML as the page writes it (requirements)"
+        )
     min_bytes = _min_bytes(read.params)
     report.note(
         "performance.min_bytes is not in the tree: set to every tensor read or written once "
@@ -684,6 +705,7 @@ def import_challenge(
     )
     performance: Dict[str, Any] = {"scalars": perf_case.scalars}
     performance.update(_bullet_layout(read.params, page_text, page))
+    constraints, bullet_rule = _written_bullet(read.params, perf_case, page, performance, report)
     perf_inputs = {
         k: v for k, v in perf_case.inputs.items() if defaults.get("inputs", {}).get(k) != v
     }
@@ -707,11 +729,12 @@ def import_challenge(
         "signature": _signature(read.params, _latex(read.params, read.sizes, page)),
         "reference_helpers": read.source.helpers + "\n" if read.source.helpers else None,
         "reference": reference,
+        **_reference_jax(read.source, read.params, report),
         "description": page.description + "\n",
         "svg": svg_name or (page.svg + "\n" if page.svg else None),
         "after_svg": page.after_svg + "\n" if page.after_svg else None,
         "requirements": requirements,
-        "constraints": page.constraints,
+        "constraints": constraints,
         "example": examples[0] if len(examples) == 1 else None,
         "examples": examples if len(examples) > 1 else None,
         "prefill": None if found.prefill == "empty" else found.prefill,
@@ -723,26 +746,142 @@ def import_challenge(
             _case_entry(c, defaults, read.sizes, read.params, found.prefill) for c in cases
         ],
         "performance": performance,
-        "page": _page_form(page, len(examples), len(requirements), report),
+        "page": _page_form(page, len(examples), _items(requirements), report),
         "sections": page.sections or None,
-        "tolerated_rules": _original_rule_codes(read, page_text, report) or None,
+        "tolerated_rules": _original_rule_codes(read, page_text, report, bullet_rule) or None,
     }
     _squeeze_batches_of_one(data, page_text, report)
     spec_name = f"{challenge_id}_{slug}.yaml"
     if written_examples:
-        structured = copy.deepcopy(data)
         kept = _keep_written_examples(page_text, data, spec_name, svg_name, page.svg)
+        for note in kept:
+            report.note(note)
         wrong = kept and _page_contradicts_example(data, spec_name, svg_name, page.svg)
         if wrong:
-            # the author's text would be kept wrong: the example is shown from its values
-            data = structured
+            # the author's text is kept as written, and so is its mistake: D001 is tolerated
+            data["tolerated_rules"] = sorted({*(data["tolerated_rules"] or []), "D001"})
             report.note(
                 f"challenge.html: the page's example shows values its own challenge.py does not "
-                f"produce (D001 {wrong}); chgen renders the example from the values instead"
+                f"produce (D001 {wrong}); the spec keeps the page's text and tolerates D001: "
+                "correct the page or challenge.py"
             )
-        for note in kept if not wrong else []:
-            report.note(note)
-    return _finish(read, data, spec_name, svg_name, page.svg, report)
+    keep = page_text if written_examples else None
+    before = copy.deepcopy(report)
+    result = _finish(read, data, spec_name, svg_name, page.svg, keep, report)
+    return _exact_inputs(read, data, spec_name, svg_name, page.svg, keep, before, result)
+
+
+def _exact_inputs(
+    read: _Read,
+    data: Dict[str, Any],
+    spec_name: str,
+    svg_name: Optional[str],
+    svg_text: Optional[str],
+    keep: Optional[str],
+    before: Report,
+    result: ImportResult,
+) -> ImportResult:
+    """Every case the regenerated challenge.py does not reproduce (inputs, reference results)
+    gets its inputs as the original's own torch calls (coded.py): first keeping the inputs that
+    are one plain draw as distributions, then all as code. A challenge still not reproduced is
+    refused, with the first difference."""
+    codable = coded.labels_of(read.run, read.names)
+    done: Dict[str, coded.Coded] = {}
+    for keep in (True, False):
+        wrong = _inexact(result) + [
+            label
+            for label in codable
+            if label != coded.EXAMPLE
+            and coded.draws_differ(read.run, read.params, read.names, label, _forms(data, label))
+        ]
+        wrong = list(dict.fromkeys(wrong))
+        if not wrong:
+            return result
+        fixable = [label for label in wrong if label in codable]
+        if not fixable:
+            break
+        data = copy.deepcopy(data)
+        for label in fixable:
+            try:
+                done[label] = coded.code_inputs(
+                    read.run, read.params, read.names, label, keep and label != coded.EXAMPLE
+                )
+            except ReplayError as exc:
+                raise ImportFailure(
+                    f"case {label}: its inputs cannot be written as code: {exc}"
+                ) from None
+            _place_code(data, label, done[label])
+        report = copy.deepcopy(before)
+        for label in done:
+            report.withdraw(label)
+            report.note(
+                f"case {label}: its inputs are made by the original's own torch calls (code)"
+            )
+        if any(c.on_cpu for c in done.values()):
+            data["tolerated_rules"] = sorted(set(data.get("tolerated_rules") or []) | {"P016"})
+            cpu = ", ".join(label for label, c in done.items() if c.on_cpu)
+            report.note(
+                f"case {cpu}: takes values of data drawn on self.device into Python (a count, "
+                "an index), so its code draws on the CPU and moves the inputs to self.device "
+                "(P016 tolerated): the values it fixes hold on every device"
+            )
+        result = _finish(read, data, spec_name, svg_name, svg_text, keep, report)
+    if not _inexact(result):
+        return result
+    problems = result.equivalence.problems()
+    reasons = problems or [f"case {label}: {why}" for label, why in _approximations(result)]
+    raise ImportFailure(f"the regenerated challenge.py is not equivalent: {reasons[0]}")
+
+
+def _forms(data: Dict[str, Any], label: str) -> Dict[str, Any]:
+    """The spec forms of a case's inputs (its own over the defaults)."""
+    if label == coded.PERFORMANCE:
+        own = data["performance"].get("inputs", {})
+    else:
+        own = next(e for e in data["functional"] if e["name"] == label).get("inputs", {})
+    return {**((data.get("defaults") or {}).get("inputs") or {}), **own}
+
+
+def _inexact(result: ImportResult) -> List[str]:
+    """The cases whose regenerated values (inputs, reference results) differ, or that the
+    import approximated."""
+    found = [c.label for c in result.equivalence.cases if c.problems or c.differing or c.reference]
+    found += [label for label in result.report.approximated if label not in found]
+    if result.equivalence.signature:
+        found.append("signature")
+    return found
+
+
+def _approximations(result: ImportResult) -> List[Tuple[str, str]]:
+    return [(label, why[0]) for label, why in result.report.approximated.items() if why]
+
+
+def _place_code(data: Dict[str, Any], label: str, made: coded.Coded) -> None:
+    """The coded inputs (and seed) of one case, in the spec data."""
+    if label == coded.EXAMPLE:
+        example = data["example"] or data["examples"][0]
+        example["inputs"] = made.inputs
+        example.pop("seed", None)  # the code draws from the stream the judge seeds
+        return
+    if label == coded.PERFORMANCE:
+        entry = data["performance"]
+    else:
+        entry = next(e for e in data["functional"] if e["name"] == label)
+    rebuilt: Dict[str, Any] = {}
+    for key, value in entry.items():
+        if key in ("inputs", "seed"):
+            continue
+        if key == "scalars":  # those the code computes are passed by name
+            value = {k: v for k, v in value.items() if k not in made.computed}
+        rebuilt[key] = value
+        if key == "scalars" or (key == "name" and "scalars" not in entry):
+            rebuilt["inputs"] = made.inputs
+    if "inputs" not in rebuilt:
+        rebuilt["inputs"] = made.inputs
+    if made.seed is not None:
+        rebuilt["seed"] = made.seed
+    entry.clear()
+    entry.update(rebuilt)
 
 
 def _squeeze_batches_of_one(data: Dict[str, Any], page_text: str, report: Report) -> None:
@@ -774,7 +913,9 @@ def _squeeze_batches_of_one(data: Dict[str, Any], page_text: str, report: Report
         )
 
 
-def _original_rule_codes(read: _Read, page_text: str, report: Report) -> List[str]:
+def _original_rule_codes(
+    read: _Read, page_text: str, report: Report, extra: Optional[str] = None
+) -> List[str]:
     """The rules `chgen check` (static) finds errors of in the original challenge: the forms it
     keeps, which the spec then tolerates, so that `chgen generate` reproduces them instead of
     refusing what the original already does. A page writing its examples in <pre> keeps that form
@@ -797,6 +938,8 @@ def _original_rule_codes(read: _Read, page_text: str, report: Report) -> List[st
     flat_only = ranks and max(ranks) <= 1 and not multi_row_matrix(parsed)
     if "bmatrix" in forms and "pre" not in forms and flat_only:
         found.add("H009")
+    if extra:
+        found.add(extra)
     codes = sorted(found)
     if codes:
         report.note(
@@ -814,7 +957,7 @@ def _read(directory: Path, seed: int, report: Report) -> _Read:
         raise ImportFailure(str(exc)) from None
     try:
         instance = load_challenge(directory / "challenge.py", _base_file(directory))
-        run = run_cases(instance, seed)
+        run = run_cases(instance, seed, record=True)
     except ChallengeLoadError as exc:
         raise ImportFailure(str(exc)) from None
     params = infer.read_signature(source, instance, run, report)
@@ -912,27 +1055,31 @@ def _examples(
     example = read.run.example
     scalars = _scalars(read.params, example, "example")
     if _too_large_for_literals(read.params, example):
-        drawn = _drawn_example(read, scalars, report)
-        if page.examples and page.examples[0].title != example_titles([None])[0]:
-            drawn["title"] = page.examples[0].title
-        return [drawn]
-    inputs = _example_inputs(read.params, example, read.seed, report)
-    computed = _reference_outputs(
-        read.params, reference, scalars, inputs, read.instance, example, prefill
-    )
-    shown = page.examples[0].shown if page.examples else None
-    outputs = _example_outputs(
-        read.params, computed, _shown_outputs(read.params, shown), page.has_example, attrs, report
-    )
-    found = [{"scalars": scalars, "inputs": inputs, "outputs": outputs}]
+        first = _drawn_example(read, scalars, report)
+    else:
+        inputs = _example_inputs(read.params, example, read.seed, report)
+        computed = _reference_outputs(
+            read.params, reference, scalars, inputs, read.instance, example, prefill
+        )
+        shown = page.examples[0].shown if page.examples else None
+        outputs = _example_outputs(
+            read.params,
+            computed,
+            _shown_outputs(read.params, shown),
+            page.has_example,
+            attrs,
+            report,
+        )
+        first = {"scalars": scalars, "inputs": inputs, "outputs": outputs}
+    found = [first]
     for number, later in enumerate(page.examples[1:], start=2):
-        entry = _page_example(read, reference, later, number, attrs, prefill, report)
-        if entry is not None:
-            found.append(entry)
+        found.append(_page_example(read, reference, later, number, attrs, prefill, report))
     titles = example_titles([None] * len(found))
     for entry, written, default in zip(found, page.examples, titles):
         if written.title != default:
             entry["title"] = written.title
+        if entry.get("outputs", REFERENCE_OUTPUTS) == REFERENCE_OUTPUTS:
+            continue  # drawn (its page lists shapes), or the page's text alone
         if written.explanation:  # several lines: a literal block, as the page writes them
             multiline = "\n" in written.explanation
             entry["explanation"] = written.explanation + "\n" * multiline
@@ -1026,40 +1173,88 @@ def _page_example(
             for dim, size in zip(p.shape, literal_dims(inputs[p.name])):
                 if isinstance(dim, str) and dim in read.sizes:
                     scalars.setdefault(dim, size)
+    for p in params:
+        if p.name in inputs and isinstance(inputs[p.name], list):
+            _sizes_of_flat(p, inputs[p.name], read.sizes, scalars)
     missing = [p.name for p in params if not p.is_tensor and p.name not in scalars]
     missing += [
         p.name for p in params if p.is_tensor and p.direction != "out" and p.name not in inputs
     ]
     if missing:
-        report.note(
-            f"challenge.html: example {number} shows no readable {', '.join(missing)}; "
-            "the spec leaves it out"
-        )
-        return None
+        return _text_only(written, number, f"shows no readable {', '.join(missing)}", report)
     for p in params:
         if p.name not in inputs:
             continue
         shape = shape_exprs.resolve(p.case_shapes.get("example", p.shape), scalars)
         tensor = torch.tensor(inputs[p.name], dtype=torch.float64)
         if shape is None or tensor.numel() != math.prod(shape):
-            report.note(
-                f"challenge.html: example {number} shows {p.name} with {tensor.numel()} values, "
-                f"which its sizes do not give; the spec leaves the example out"
-            )
-            return None
+            why = f"shows {p.name} with {tensor.numel()} values, which its sizes do not give"
+            return _text_only(written, number, why, report)
         inputs[p.name] = infer.nested(tensor.reshape(shape).tolist(), lookup(p.dtype).kind)
     scalars = {p.name: scalars[p.name] for p in params if not p.is_tensor}
     try:
         computed = _reference_outputs(
-            params, reference, scalars, inputs, read.instance, None, prefill
+            params, reference, scalars, inputs, read.instance, None, prefill, read.source.helpers
         )
     except ImportFailure as exc:
-        report.note(f"challenge.html: example {number}: {exc}; the spec leaves it out")
-        return None
+        return _text_only(written, number, str(exc), report)
     outputs = _example_outputs(
         params, computed, _shown_outputs(params, written.shown), True, attrs, report, number
     )
     return {"scalars": scalars, "inputs": inputs, "outputs": outputs}
+
+
+def _sizes_of_flat(
+    p: ParamInfo, value: List[Any], sizes: List[str], scalars: Dict[str, Any]
+) -> None:
+    """The sizes a flat tensor's product dimension names (`rows * cols`), read off the nesting
+    the page writes its data in (3 rows of 2: rows 3, cols 2), where each factor is a size."""
+    shape = p.case_shapes.get("example", p.shape)
+    if len(shape) != 1 or not isinstance(shape[0], str):
+        return
+    factors = _factors(shape_exprs.dimension(shape[0]))
+    dims = literal_dims(value)
+    if factors is None or len(factors) < 2 or len(factors) != len(dims):
+        return
+    if len(set(factors)) != len(factors) or not set(factors) <= set(sizes):
+        return
+    for name, size in zip(factors, dims):
+        scalars.setdefault(name, size)
+
+
+def _factors(expr: Any) -> Optional[List[str]]:
+    """The size names a product of sizes multiplies, in order; None for any other expression."""
+    if isinstance(expr, shape_exprs.Size):
+        return [expr.name]
+    if isinstance(expr, shape_exprs.BinOp) and expr.op == "*":
+        left, right = _factors(expr.left), _factors(expr.right)
+        return left + right if left is not None and right is not None else None
+    return None
+
+
+def _text_only(
+    written: page_reader.PageExample, number: int, why: str, report: Report
+) -> Dict[str, Any]:
+    """An example whose values the page does not give readably: kept as the page's text alone
+    (`display`, no values to verify), so that nothing the author wrote is lost."""
+    report.note(
+        f"challenge.html: example {number}: {why}; the spec keeps it as the page's text alone "
+        "(display, no values: chgen cannot verify it)"
+    )
+    display, explanation = _split_explanation(written.block, written.explanation)
+    entry: Dict[str, Any] = {"display": display + "\n"}
+    if explanation:
+        entry["explanation"] = explanation + "\n" * ("\n" in explanation)
+    return entry
+
+
+def _split_explanation(block: str, explanation: Optional[str]) -> Tuple[str, Optional[str]]:
+    """(the data block, the explanation) of a section's written block: the explanation apart
+    where it is the block's end, else inside the block."""
+    text = (explanation or "").strip()
+    if text and block.endswith("\n" + text):
+        return block[: -len(text)].rstrip("\n"), explanation
+    return block, None
 
 
 def _keep_written_examples(
@@ -1092,15 +1287,12 @@ def _keep_written_examples(
             continue
         theirs.remove(match)
         body, mine = written.body(match.heading), ours.body(section.heading)
-        if body.strip("\n") == mine.strip("\n"):
-            continue
-        # the block's own lines only: not the blank lines (nor the next heading's indentation)
-        # around it, which the page's layout writes
-        block = re.sub(r"^(?:[ \t]*\n)+", "", body.rstrip())
-        explanation = (entry.get("explanation") or "").strip()
-        if explanation and block.endswith("\n" + explanation):
-            block = block[: -len(explanation)].rstrip("\n")
-        else:
+        if "outputs" not in entry or body.strip("\n") == mine.strip("\n"):
+            continue  # the page's text alone already, or rendered as the page writes it
+        block, explanation = _split_explanation(
+            page_reader.written_block(body), entry.get("explanation")
+        )
+        if explanation is None:
             entry.pop("explanation", None)
         entry["display"] = block + "\n"
         entry.pop("numbers", None)
@@ -1171,6 +1363,43 @@ def _page_form(
             "challenge.html: the blank lines between sections are chgen's (an example is left out)"
         )
     return form or None
+
+
+def _items(requirements: Any) -> int:
+    """How many list items the requirements are (none where they are the section's HTML)."""
+    return len(requirements) if isinstance(requirements, list) else 0
+
+
+def _written_bullet(
+    params: List[ParamInfo],
+    perf_case: _Case,
+    page: page_reader.Page,
+    performance: Dict[str, Any],
+    report: Report,
+) -> Tuple[List[str], Optional[str]]:
+    """The constraints, with the page's performance bullet kept as its last item (`bullet:
+    false`) where chgen would write it otherwise (other numbers, other words), so that the
+    page's text is not lost; and the rule its kept numbers break (D002), if they are not the
+    test's."""
+    constraints = list(page.constraints)
+    if page.bullet is None:
+        return constraints, None
+    names = performance.get("shown") or [
+        p.name for p in params if not p.is_tensor and lookup(p.dtype).is_size
+    ]
+    sizes = [(name, int(perf_case.scalars[name])) for name in names if name in perf_case.scalars]
+    ours = performance_bullet(sizes)
+    if " ".join(page.bullet.split()) == ours:
+        return constraints, None
+    performance["bullet"] = False
+    performance.pop("blank_line", None)
+    report.note(
+        "challenge.html: the performance bullet is kept as the page writes it (performance."
+        f"bullet: false); chgen would write {ours!r}"
+    )
+    values = {name: value for name, value in sizes if name in page.performance}
+    wrong = values != {name: page.performance[name] for name in values}
+    return constraints + [page.bullet], "D002" if wrong else None
 
 
 def _bullet_layout(params: List[ParamInfo], text: str, page: page_reader.Page) -> Dict[str, Any]:
@@ -1313,9 +1542,12 @@ def _finish(
     spec_name: str,
     svg_name: Optional[str],
     svg_text: Optional[str],
+    page_text: Optional[str],
     report: Report,
 ) -> ImportResult:
-    """Load and render the spec like any other; compare everything with the originals."""
+    """Load and render the spec like any other; compare everything with the originals. With
+    `page_text`, the page it renders must show every word that page shows (else the challenge
+    is refused, naming what would be lost)."""
     with tempfile.TemporaryDirectory(prefix="chgen-import-") as tmp:
         root = Path(tmp)
         spec_path = _write_spec(root, data, spec_name, svg_name, svg_text)
@@ -1346,6 +1578,8 @@ def _finish(
                 f"chgen cannot render the spec: {type(exc).__name__}: {exc} (not representable)"
             ) from None
         rendered_dir = _write_tree(root / "tree", loaded, files)
+        if page_text is not None:
+            _refuse_lost_text(page_text, files[f"{rendered_dir}/challenge.html"])
         identical = _compare_files(read.directory, files, rendered_dir, report)
         try:
             generated = load_challenge(
@@ -1368,7 +1602,39 @@ def _finish(
         equivalence,
         read.names,
         generate_errors,
+        page_parts(data),
     )
+
+
+def _refuse_lost_text(original: str, rendered: str) -> None:
+    """Refuse a challenge whose page the spec renders without text the original shows."""
+    losses = text_losses(original, rendered)
+    if losses:
+        raise ImportFailure(
+            f"challenge.html: the spec would not show all of the page's text: "
+            f"{describe_losses(losses)} (page part not representable: {losses[0].kind})"
+        )
+
+
+def page_parts(data: Dict[str, Any]) -> Dict[str, Dict[str, int]]:
+    """What the spec keeps of the page, per kind of part: as values (chgen renders it from
+    them) or as the author's text; `text_only` counts the examples kept without values."""
+    examples = data["examples"] or [data["example"]]
+    written = [e for e in examples if "display" in e]
+    bullet = data["performance"].get("bullet", True)
+    requirements = data["requirements"]
+    return {
+        "example": {
+            "values": len(examples) - len(written),
+            "text": len(written),
+            "text_only": sum("outputs" not in e for e in written),
+        },
+        "performance bullet": {"values": int(bullet), "text": int(not bullet)},
+        "own section": {"text": len(data["sections"] or [])},
+        "list item": {"text": _items(requirements) + len(data["constraints"])},
+        "section HTML": {"text": int(isinstance(requirements, str))},
+        "description": {"text": 1 + bool(data["svg"]) + bool(data["after_svg"])},
+    }
 
 
 def _write_tree(tree: Path, loaded: Any, files: Dict[str, str]) -> str:

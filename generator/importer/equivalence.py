@@ -2,7 +2,8 @@
 
 Both are imported on the CPU and their cases drawn with the judge's seeds (example `seed`,
 functional `seed + 1`, performance `seed + 2`). Inputs must match in shape, dtype and value
-(performance cases, drawn on the meta device, in shape and dtype); scalars must be equal; outputs
+(performance cases, drawn on the meta device, in shape and dtype, and where their tensors are small
+enough to draw on the CPU, drawn there too and in value); scalars must be equal; outputs
 must start alike (empty, zeros, a fill value) and a case must use the base class's descriptors in
 both or neither (the runner draws and seeds those itself); both references, run on the same
 copies of the original's inputs, must write the same outputs.
@@ -10,48 +11,24 @@ copies of the original's inputs, must write the same outputs.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 import torch
 
+from generator.importer.result import CaseCheck, Equivalence
 from generator.importer.trace import (
     Run,
     Traced,
     load_challenge,
     output_start,
+    performance_case,
     run_cases,
     same_start,
 )
 
 #: functional cases up to this many elements also have their reference results compared
 REFERENCE_CASE_ELEMENTS = 1 << 18
-
-
-@dataclass
-class CaseCheck:
-    label: str
-    problems: List[str] = field(default_factory=list)  # keys, shapes, dtypes, scalars
-    differing: List[str] = field(default_factory=list)  # inputs equal in form but not in value
-    reference: List[str] = field(default_factory=list)  # outputs the references disagree on
-
-
-@dataclass
-class Equivalence:
-    signature: List[str]
-    cases: List[CaseCheck]
-
-    def problems(self, approximated: Optional[Dict[str, Any]] = None) -> List[str]:
-        """Every difference, except differing values in the cases `approximated` names."""
-        excused = set(approximated or ())
-        found = list(self.signature)
-        for case in self.cases:
-            found.extend(f"{case.label}: {p}" for p in case.problems)
-            found.extend(f"{case.label}: {p}" for p in case.reference)
-            if case.label not in excused:
-                found.extend(f"{case.label}: {name} differs in value" for name in case.differing)
-        return found
 
 
 def _signature(a: Any, b: Any) -> List[str]:
@@ -167,8 +144,26 @@ def compare(
                 f"the references disagree on {n}" if " " not in n else n for n in found
             )
         cases.append(check)
-    cases.append(_compare_case("performance", run_a.performance, run_b.performance, signature))
-    return Equivalence(problems, cases)
+    performance = _compare_case("performance", run_a.performance, run_b.performance, signature)
+    values = False
+    if not performance.problems and _bytes(run_a.performance) <= PERFORMANCE_VALUE_BYTES:
+        on_cpu = [performance_case(c, seed, "cpu") for c in (original, generated)]
+        if all(c is not None for c in on_cpu):
+            performance.differing = _compare_case("performance", *on_cpu, signature).differing
+            values = _has_values(on_cpu[0])
+    cases.append(performance)
+    return Equivalence(problems, cases, values)
+
+
+#: a performance case whose tensors take at most this many bytes is also drawn on the CPU, and its
+#: values compared
+PERFORMANCE_VALUE_BYTES = 1 << 28
+
+
+def _bytes(case: Traced) -> int:
+    return sum(
+        v.numel() * v.element_size() for v in case.values.values() if isinstance(v, torch.Tensor)
+    )
 
 
 def compare_files(
@@ -186,3 +181,82 @@ def compare_files(
         names,
         seed,
     )
+
+
+# ------------------------------------------------------------------------------- two trees
+
+
+def compare_trees(pairs: List[Dict[str, Any]], seed: int = 0) -> List[Dict[str, Any]]:
+    """compare_files for each pair (`original`, `generated`: challenge directories; `names`: the
+    functional cases' names), in a child (challenge.py is code from elsewhere: the spec-code
+    sandbox, a time limit per challenge). One entry per pair: `problems` (every difference),
+    `performance_values` (its values were compared too), or `error`."""
+    from generator import sandbox
+    from generator.loading import find_base
+
+    job = {"seed": seed, "pairs": []}
+    readable = set()
+    for pair in pairs:
+        entry = {}
+        for key in ("original", "generated"):
+            folder = Path(pair[key]).resolve()
+            entry[key] = str(folder)
+            base = find_base(folder)
+            entry[f"{key}_base"] = str(base)
+            readable.update({folder.parent.parent.parent, base.parent})
+        entry["names"] = list(pair.get("names", []))
+        job["pairs"].append(entry)
+    found: List[Dict[str, Any]] = [{"error": "not compared"} for _ in pairs]
+    remaining = list(range(len(pairs)))
+    while remaining:
+        run = sandbox.run_module(
+            "generator.importer.equivalence",
+            {"seed": seed, "pairs": [job["pairs"][i] for i in remaining]},
+            sandbox.Limits(step_seconds=COMPARE_SECONDS),
+            sorted(readable),
+        )
+        finished = set()
+        for message in run.messages:
+            if "done" in message:
+                index = remaining[int(message["done"])]
+                found[index] = {k: v for k, v in message.items() if k != "done"}
+                finished.add(index)
+        if run.last_step is None:
+            break
+        stopped = remaining[int(run.last_step)]
+        if stopped not in finished:
+            found[stopped] = {"error": f"the comparison {run.ending()}"}
+        remaining = [i for i in remaining if i > stopped and i not in finished]
+    return found
+
+
+#: seconds one challenge's comparison may take in the child
+COMPARE_SECONDS = 300.0
+
+
+def _child() -> None:
+    from generator import sandbox
+
+    job = sandbox.channel()
+    for index, pair in enumerate(job["pairs"]):
+        sandbox.send({"step": index})
+        try:
+            result = compare_files(
+                Path(pair["original"]),
+                Path(pair["original_base"]),
+                Path(pair["generated"]),
+                Path(pair["generated_base"]),
+                pair["names"],
+                int(job["seed"]),
+            )
+            answer = {
+                "problems": result.problems(),
+                "performance_values": result.performance_values,
+            }
+        except Exception as exc:  # noqa: BLE001 - a challenge that fails is that pair's answer
+            answer = {"error": f"{type(exc).__name__}: {exc}"}
+        sandbox.send({"done": index, **answer})
+
+
+if __name__ == "__main__":
+    _child()

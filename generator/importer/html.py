@@ -6,21 +6,25 @@ values, the performance bullet, all verbatim); this module maps those facts onto
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
-from typing import Any, Dict, Iterator, List, Optional, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Tuple, Union
 
 from generator.challenge.page import (
     BULLET,
     Heading,
     ListItem,
+    Roles,
     ShownValues,
     example_values,
+    own_html,
     own_sections,
     page_layout,
     performance_bullet,
 )
 from generator.challenge.page import read_page as read_page_facts
 from generator.html import NumberFormat, format_number
+from generator.importer.report import ImportFailure
 
 _SECTIONS = ("implementation requirements", "example", "constraints")
 
@@ -34,13 +38,16 @@ class PageExample:
     labels: List[str]  # `name = value` labels of the Input part (<pre>)
     shown: ShownValues  # every value it writes, per (name, in the Output part)
     form: Optional[str] = None  # "pre", "bmatrix", or None (neither)
+    #: the section's content as an example's `display` holds it (its explanation included)
+    block: str = ""
 
 
 @dataclass
 class Page:
     description: str
     svg: Optional[str]
-    requirements: List[str]
+    #: the items; or the section's HTML as written where it is not one list
+    requirements: Union[List[str], str]
     constraints: List[str]
     performance: Dict[str, int]  # sizes in the performance bullet, as shown
     example_outputs: Dict[str, Any]  # output name -> number or nested list, as shown
@@ -55,6 +62,8 @@ class Page:
     after_svg: Optional[str] = None
     #: the spec's `sections:`: the page's own sections, in page order
     sections: List[Dict[str, Any]] = field(default_factory=list)
+    #: the performance bullet's HTML on one line, as written (not among `constraints`)
+    bullet: Optional[str] = None
 
 
 def _kind(heading: Heading) -> Optional[str]:
@@ -64,38 +73,43 @@ def _kind(heading: Heading) -> Optional[str]:
 
 
 def read_page(
-    text: str, outputs: List[str], names: Optional[List[str]] = None, sole_in: Optional[str] = None
+    text: str,
+    outputs: List[str],
+    names: Optional[List[str]] = None,
+    sole_in: Optional[str] = None,
+    inputs: Optional[List[str]] = None,
 ) -> Page:
     """Split the page into the spec's fields; `outputs` are the output names to look for, `names`
-    every parameter (for the values of examples after the first), `sole_in` the only input."""
+    every parameter and `inputs` the input tensors (for the values of examples after the first),
+    `sole_in` the only input. Text after the Constraints list, which no spec field keeps, is
+    refused (ImportFailure)."""
     page = read_page_facts(text)
     notes: List[str] = []
     head = page.head
     svg = after = None
     svgs = page.svgs(0, len(head))
     if svgs:
-        (start, end), rest = svgs[0], svgs[1:]
+        start, end = svgs[0]
         svg = head[start:end].strip()
-        gaps = zip([end] + [e for _, e in rest], [s for s, _ in rest] + [len(head)])
-        after = "".join(head[a:b] for a, b in gaps).strip()  # other SVGs are dropped
-        before = head[:start].strip()
-        if rest:
-            notes.append("challenge.html: only the first inline <svg> is kept (not representable)")
-        head = before
+        after = head[end:].strip()  # other drawings included: the spec's `after_svg`
+        head = head[:start].strip()
     description = head.strip()
-    requirements: List[str] = []
+    requirements: Union[List[str], str] = []
     constraints: List[str] = []
     examples = []
     for heading in [h for h in page.headings if h.level == 2]:
         kind = _kind(heading)
         if kind == "implementation requirements":
-            requirements = [item_html(item) for item in page.items(heading)]
+            requirements = _requirements(page, heading)
         elif kind == "example":
             examples.append(heading)
         elif kind == "constraints":
             constraints = [item_html(item) for item in page.items(heading)]
             if page.after_list(heading).strip():
-                notes.append("challenge.html: text after the Constraints list is dropped")
+                raise ImportFailure(
+                    "challenge.html: the Constraints section holds text after its list, which no "
+                    "spec field keeps (page part not representable: constraints)"
+                )
     sections = []
     for own in own_sections(page):
         if own.between_examples:
@@ -110,9 +124,10 @@ def read_page(
     performance: Dict[str, int] = {}
     bullet = performance_bullet(page)
     last = " ".join(constraints[-1].split()).lower() if constraints else ""
+    bullet_html = None
     if bullet is not None and last.startswith(BULLET.lower()):
         if "\n" not in constraints[-1]:  # else kept as the page breaks it (performance.bullet)
-            constraints.pop()
+            bullet_html = constraints.pop()
         performance = {item.name: item.number for item in bullet[1] if item.number is not None}
     else:
         notes.append("challenge.html: no performance bullet; chgen writes one from the test")
@@ -130,15 +145,19 @@ def read_page(
             if candidates:
                 outputs_found[name] = candidates[0].nested
     sole_out = outputs[0] if len(outputs) == 1 else None
+    roles = Roles(tuple(inputs or ()), tuple(outputs))
     every = [
         PageExample(
             e.title,
             e.explanation,
             e.input_labels,
-            example_values(page, e, names or outputs, names or outputs, sole_in, sole_out),
+            example_values(
+                page, e, names or outputs, names or outputs, sole_in, sole_out, roles if i else None
+            ),
             e.form,
+            written_block(page.body(e.heading)),
         )
-        for e in shown_examples
+        for i, e in enumerate(shown_examples)
     ]
     return Page(
         description=description,
@@ -155,7 +174,26 @@ def read_page(
         form=page_layout(page, shown_examples),
         sections=[section for section in sections if section["html"].strip()],
         after_svg=after or None,
+        bullet=bullet_html,
     )
+
+
+def written_block(body: str) -> str:
+    """A section's content as an example's `display` holds it: its own lines, not the blank
+    lines (nor the next heading's indentation) around it, which the page's layout writes."""
+    return re.sub(r"^(?:[ \t]*\n)+", "", body.rstrip())
+
+
+def _requirements(page: Any, heading: Heading) -> Union[List[str], str]:
+    """The Implementation Requirements items, or the section's HTML as written where it holds
+    anything but one list (paragraphs, text around the list)."""
+    items = page.items(heading)
+    body = page.body(heading)
+    opening = re.search(r"<(ul|ol)\b", body)
+    around = body[: opening.start()] if opening else body
+    if items and opening and not around.strip() and not page.after_list(heading).strip():
+        return [item_html(item) for item in items]
+    return own_html(body) + "\n"
 
 
 def item_html(item: ListItem) -> str:

@@ -10,23 +10,26 @@ from __future__ import annotations
 import itertools
 import json
 import math
-import re
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple
 
 import torch
 
 from generator.challenge import ctypes_table
+from generator.challenge.case_names import comment_above, finish_names, slugify  # noqa: F401
 from generator.challenge.pyfile import SigEntry
 from generator.dtypes import DTYPES, lookup
-from generator.importer.pyast import ChallengeSource, FunctionalLayout, comment_above, statement_of
+from generator.importer.pyast import ChallengeSource, FunctionalLayout, statement_of
 from generator.importer.report import ImportFailure, Report
 from generator.importer.trace import Recipe, Run, Traced
-from generator.naming import SLUG_RE, forbidden_name_reason
+from generator.naming import forbidden_name_reason
 from generator.spec import shapes as shape_exprs
 
-#: `values:` literals are written out only up to this many elements
+#: `values:` literals are written out only up to this many elements where the values are drawn
+#: (data the spec then fixes); literal data of the original's own is written out up to
+#: LITERAL_VALUES_MAX elements (as the trace keeps it, trace._LITERAL_MAX)
 VALUES_MAX = 64
+LITERAL_VALUES_MAX = 4096
 
 
 @dataclass
@@ -421,18 +424,18 @@ def distribution(
             items = flat(data)
             if len(items) > 1 and all(v == items[0] for v in items):
                 return Drawn({"constant": items[0]}, True)
-            if len(items) <= VALUES_MAX:
+            if len(items) <= LITERAL_VALUES_MAX:
                 return Drawn({"values": data}, True)
-        return _approximate(param, tensor, "a literal of more than 64 elements")
+        return _approximate(param, tensor, f"a literal of more than {LITERAL_VALUES_MAX} elements")
     if base.kind == "constant" and base.args[0] is not None:
         value = base.args[0]
-        if isinstance(value, float) and not math.isfinite(value):
+        if isinstance(value, float) and not math.isfinite(value) and kind != "float":
             return _approximate(param, tensor, "a non-finite constant")
         return Drawn({"constant": _number(value, kind)}, True)
     if base.kind in ("uniform", "normal") and kind == "float":
         low, high = base.args
         return Drawn({base.kind: [float(low), float(high)]}, not cast)
-    if base.kind == "randint" and kind == "int" and None not in base.args:
+    if base.kind == "randint" and None not in base.args and _exact_integers(param, base.args):
         return Drawn({"randint": [int(base.args[0]), int(base.args[1])]}, not cast)
     if base.kind == "sum" and kind == "float":
         found = _correlated(base, earlier)
@@ -447,6 +450,16 @@ def distribution(
     if base.kind in ("uniform", "normal", "randint"):
         what = f"{base.kind} draws into a {param.dtype} tensor"
     return _approximate(param, tensor, what)
+
+
+def _exact_integers(param: ParamInfo, bounds: Tuple[Any, ...]) -> bool:
+    """randint into an integer tensor, or into a float one within the integers it holds exactly
+    (integer pixel values drawn into float32)."""
+    row = lookup(param.dtype)
+    if row.kind == "int":
+        return True
+    low, high = (int(b) for b in bounds)
+    return max(abs(low), abs(high - 1)) <= row.exact_integers
 
 
 def _correlated(recipe: Recipe, earlier: Dict[str, torch.Tensor]) -> Optional[Dict[str, Any]]:
@@ -502,16 +515,6 @@ def key(dist: Dict[str, Any]) -> str:
 # ------------------------------------------------------------------------------ case names
 
 
-def slugify(text: str) -> str:
-    slug = re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_")
-    slug = re.sub(r"_+", "_", slug)
-    if not slug:
-        return ""
-    if not slug[0].isalpha():
-        slug = "case_" + slug
-    return slug[:60].rstrip("_")
-
-
 def _case_line(case: Traced) -> Optional[int]:
     lines = [r.line for r in case.recipes.values() if r.line is not None]
     return max(lines) if lines else None
@@ -538,40 +541,7 @@ def name_cases(
             if len(group) > 1 and names and len(names) == len(group):
                 loop_named[i] = names[group.index(i)]
             elif len(group) == 1 and line is not None:
-                raw[i] = comment_above(layout, line, previous)
+                raw[i] = comment_above(layout.comments, line, previous)
             if line is not None:
                 previous = max(previous, line)
     return finish_names(raw, loop_named)
-
-
-def finish_names(
-    comments: List[Optional[str]], loop_named: List[Optional[str]]
-) -> Tuple[List[str], List[Optional[str]]]:
-    split = [c.split(": ", 1) if c and ": " in c else None for c in comments]
-    heads = [s[0] for s in split if s]
-    # "name: note" comments (chgen's own form) when every head is a unique slug
-    use_split = (
-        bool(heads) and all(SLUG_RE.match(h) for h in heads) and len(set(heads)) == len(heads)
-    )
-    names: List[str] = []
-    notes: List[Optional[str]] = []
-    for i, comment in enumerate(comments):
-        note = None
-        if loop_named[i]:
-            name = slugify(loop_named[i])
-        elif comment and use_split and split[i]:
-            name, note = split[i][0], split[i][1]
-        elif comment:
-            name = slugify(comment)
-            if name != comment:
-                note = comment
-        else:
-            name = ""
-        base = name = name or f"case_{i + 1}"
-        count = 1
-        while name in names:
-            count += 1
-            name = f"{base}_{count}"
-        names.append(name)
-        notes.append(note)
-    return names, notes

@@ -16,6 +16,7 @@ from typing import Any, Dict, List, Optional, Set, Tuple
 
 from generator.challenge.pyfile import REQUIRED_METHODS as METHODS  # noqa: F401 - build reads it
 from generator.challenge.pyfile import ChallengePy, Method, SigEntry, read_challenge_py
+from generator.spec.model import HELPER_MODULES
 
 #: attributes whose comparison an assertion makes only about shapes, dtypes and devices
 _META_ATTRS = {"shape", "dtype", "device", "ndim"}
@@ -37,6 +38,17 @@ class Reference:
     free_names: Set[str]  # names the body reads that it neither defines nor receives
     uses_self: bool
     docstring: bool
+
+
+@dataclass
+class JaxReference:
+    """reference_impl_jax as written: what a spec's reference_jax carries."""
+
+    params: List[str]
+    body: str  # verbatim, dedented (a blank first line kept)
+    free_names: Set[str]  # names the body reads that it neither defines nor receives
+    #: one parameter per line where black would have kept them on one (a magic trailing comma)
+    exploded: bool
 
 
 @dataclass
@@ -63,6 +75,8 @@ class ChallengeSource:
     #: names, and theirs), as a spec's reference_helpers source; None when there are none
     helpers: Optional[str] = None
     helper_names: Set[str] = field(default_factory=set)
+    helper_imports: Set[str] = field(default_factory=set)  # names whose import helpers carry
+    reference_jax: Optional[JaxReference] = None
 
 
 def _is_meta(node: ast.expr) -> bool:
@@ -249,6 +263,26 @@ def _reference(method: Method, lines: List[str]) -> Reference:
     )
 
 
+#: black's line length, which decides whether a header fits on one line
+LINE_LENGTH = 100
+
+
+def _jax_reference(method: Method, lines: List[str]) -> JaxReference:
+    fn = method.node
+    body = textwrap.dedent("\n".join(lines[method.header_end : fn.end_lineno])).rstrip()
+    header = lines[method.line - 1 : method.header_end]
+    one_per_line = len(header) == len(method.params) + 3  # def ...(, self, each, ):
+    # black splits a header that is too long for one line as `(\n self, a, b\n):` first; one
+    # parameter per line only when that does not fit either (else a trailing comma asked for it)
+    wrapped = " " * (fn.col_offset + 4) + ", ".join(["self"] + method.params)
+    return JaxReference(
+        params=method.params,
+        body=body,
+        free_names=_free_names(fn.body, method.params) - {"self"},
+        exploded=one_per_line and len(wrapped) <= LINE_LENGTH,
+    )
+
+
 def _literal_names(node: ast.expr, assigned: Dict[str, ast.expr]) -> Optional[List[str]]:
     """Names from `[("name", ...), ...]` (or a variable bound to one) that a loop runs over."""
     if isinstance(node, ast.Name) and node.id in assigned:
@@ -328,19 +362,22 @@ def _with_comments(lines: List[str], first: int, last: int) -> str:
     return textwrap.dedent("\n".join(lines[start:last]))
 
 
-def _helpers(read: Any, reference: ast.FunctionDef, lines: List[str]) -> Tuple[List[str], str]:
-    """What reference_impl reaches, transitively: methods of the class it calls on `self` (not
-    the five every challenge has), module-level functions and constants it names, in source
-    order, after the imports (beyond torch) they need."""
+def _helpers(
+    read: Any, roots: List[ast.FunctionDef], lines: List[str], imported: Set[str]
+) -> Tuple[List[str], str, Set[str]]:
+    """What the references (`roots`) reach, transitively: methods of the class they call on
+    `self` (not the five every challenge has), module-level functions and constants they name, in
+    source order, after the imports (beyond torch) they need and the module imports `imported`
+    (names reference_impl_jax reads); the last item names the imports carried."""
     module_functions = {
         node.name: node for node in read.module.body if isinstance(node, ast.FunctionDef)
     }
     # a constant named as a parameter is shadowed by it wherever the parameter is in reach
-    parameters = {a.arg for a in reference.args.args}
+    parameters = {a.arg for a in roots[0].args.args}
     constants = {n: c for n, c in _module_constants(read).items() if n not in parameters}
     own = {n for n in read.methods if n not in METHODS and n != "reference_impl_jax"}
     reached: Dict[str, ast.stmt] = {}
-    todo: List[ast.AST] = [reference]
+    todo: List[ast.AST] = list(roots)
     while todo:
         node = todo.pop()
         named = _named(node)
@@ -351,11 +388,12 @@ def _helpers(read: Any, reference: ast.FunctionDef, lines: List[str]) -> Tuple[L
             if name not in reached:
                 reached[name] = found
                 todo.append(found)
-    if not reached:
-        return [], ""
+    if not reached and not imported:
+        return [], "", set()
     ordered = sorted(reached.values(), key=lambda n: n.lineno)
-    needed = set().union(*(_named(node) for node in ordered))
-    imports = [read.imports[n] for n in sorted(needed) if n in read.imports and n != "torch"]
+    needed = set().union(imported, *(_named(node) for node in ordered))
+    carried = sorted(n for n in needed if n in read.imports and n != "torch")
+    imports = [read.imports[n] for n in carried]
     values = [node for node in ordered if isinstance(node, ast.Assign)]
     chunks = ["\n".join(imports)] if imports else []
     if values:
@@ -366,7 +404,7 @@ def _helpers(read: Any, reference: ast.FunctionDef, lines: List[str]) -> Tuple[L
         if isinstance(node, ast.FunctionDef):
             first = min([node.lineno] + [d.lineno for d in node.decorator_list])
             chunks.append(textwrap.dedent("\n".join(lines[first - 1 : node.end_lineno])))
-    return list(reached), "\n\n".join(chunks)
+    return list(reached), "\n\n".join(chunks), set(carried)
 
 
 def read_source(text: str) -> ChallengeSource:
@@ -384,7 +422,16 @@ def read_source(text: str) -> ChallengeSource:
         raise SourceError("class Challenge has no reference_impl")
     facts = read.attribute_facts
     literals = {name: fact.literal for name, fact in facts.items() if fact.has_literal}
-    helper_names, helpers = _helpers(read, read.methods["reference_impl"], read.lines)
+    jax_method = read.method("reference_impl_jax")
+    jax = _jax_reference(jax_method, read.lines) if jax_method is not None else None
+    roots = [read.methods["reference_impl"]] + ([jax_method.node] if jax_method else [])
+    # modules reference_jax reads from challenge.py's imports: helpers carry math and torch
+    imported = {
+        n
+        for n in (jax.free_names if jax else set())
+        if n in read.imports and read.imports[n].split()[1].split(".")[0] in HELPER_MODULES
+    }
+    helper_names, helpers, helper_imports = _helpers(read, roots, read.lines, imported)
     return ChallengeSource(
         text=text,
         attrs=literals,
@@ -396,6 +443,8 @@ def read_source(text: str) -> ChallengeSource:
         functional=_functional(read),
         helpers=helpers or None,
         helper_names=set(helper_names),
+        helper_imports=helper_imports,
+        reference_jax=jax,
     )
 
 
@@ -406,17 +455,3 @@ def statement_of(layout: FunctionalLayout, line: Optional[int]) -> Optional[int]
         if first <= line <= last:
             return index
     return None
-
-
-def comment_above(layout: FunctionalLayout, line: int, after: int) -> Optional[str]:
-    """The comment block nearest above `line` that starts below `after` (joined lines)."""
-    candidates = [n for n in layout.comments if after < n < line]
-    if not candidates:
-        return None
-    last = max(candidates)
-    block = [layout.comments[last]]
-    n = last - 1
-    while n in layout.comments and n > after:
-        block.insert(0, layout.comments[n])
-        n -= 1
-    return " ".join(part for part in block if part)

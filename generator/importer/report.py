@@ -36,6 +36,12 @@ class Report:
             reasons.append(message)
         self.note(message)
 
+    def withdraw(self, case: str) -> None:
+        """`case` is reproduced after all (its inputs are now code): its approximations go."""
+        for message in self.approximated.pop(case, []):
+            if message in self.notes:
+                self.notes.remove(message)
+
     def lines(self) -> List[str]:
         return list(self.notes)
 
@@ -43,6 +49,7 @@ class Report:
 #: refusal message pattern -> the construct it stands for; the first group, when there is one,
 #: is the detail shown beside it (the expression, the rank, ...). First match wins.
 REASONS: Tuple[Tuple[str, str], ...] = (
+    (r"\(page part not representable: ([\w ]+)\)", "a part of the page no spec field keeps"),
     (
         r"\(written ([^)]*)\)[^:]*equals no size parameter",
         "tensor dimension is an expression of the sizes",
@@ -65,6 +72,11 @@ REASONS: Tuple[Tuple[str, str], ...] = (
     (r"defines no class Challenge|has no reference_impl", "challenge.py lacks the Challenge class"),
     (r"is missing$", "challenge.py or challenge.html is missing"),
     (r"is not named <id>_<slug>|not easy, medium or hard", "directory outside the layout"),
+    (r"its inputs cannot be written as code: (.*)$", "inputs the importer cannot write as code"),
+    (
+        r"the regenerated challenge\.py is not equivalent: case [^:]*: ([^:]*)",
+        "the regenerated challenge.py is not equivalent",
+    ),
     (r"the spec written does not load", "the spec written does not load"),
     (r"chgen cannot render the spec: (\w+)", "chgen cannot render the spec"),
     (
@@ -73,6 +85,7 @@ REASONS: Tuple[Tuple[str, str], ...] = (
     ),
     (r"chgen generate refuses the spec: ([^:(]*)", "chgen generate refuses the spec"),
     (r"the import process (?:died|stopped)", "the import process died"),
+    (r"the import process sent what chgen refuses", "the import process sent what chgen refuses"),
     (r"chgen import failed: (\w+)", "chgen import failed (a chgen bug)"),
 )
 

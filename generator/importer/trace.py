@@ -41,6 +41,30 @@ class Recipe:
 
 
 @dataclass
+class Call:
+    """One torch call of a traced method, as made: what replaying the method needs (replay.py).
+    `func` is None for torch.manual_seed, whose value is args[0]."""
+
+    index: int
+    func: Any
+    name: str
+    args: Tuple[Any, ...]
+    kwargs: Dict[str, Any]
+    out: Any
+
+
+def _snapshot(value: Any) -> Any:
+    """Containers copied (the method may change a list after passing it), their items kept."""
+    if isinstance(value, list):
+        return [_snapshot(v) for v in value]
+    if isinstance(value, tuple) and type(value) is tuple:
+        return tuple(_snapshot(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _snapshot(v) for k, v in value.items()}
+    return value
+
+
+@dataclass
 class Traced:
     """One case as the challenge returned it, with the recipe of every tensor."""
 
@@ -97,11 +121,13 @@ _LITERAL_MAX = 4096  # torch.tensor data kept verbatim only when it is this smal
 class Tracer(TorchFunctionMode):
     """Records a Recipe on every tensor a torch call returns (see module docstring)."""
 
-    def __init__(self, code: Optional[types.CodeType] = None):
+    def __init__(self, code: Optional[types.CodeType] = None, record: bool = False):
         super().__init__()
         self.code = code
         self.made = 0  # tensors recorded so far
         self.seeds: List[Tuple[int, int]] = []  # (tensors made before it, value) per manual_seed
+        self.record = record
+        self.calls: List[Call] = []  # every torch call, in order, when recording
 
     def _line(self) -> Optional[int]:
         if self.code is None:
@@ -119,6 +145,9 @@ class Tracer(TorchFunctionMode):
         out = _meta_shortcut(name, args)
         if out is None:
             out = func(*args, **kwargs)
+        if self.record:
+            call = Call(len(self.calls), func, name, _snapshot(args), _snapshot(kwargs), out)
+            self.calls.append(call)
         try:
             recipe = self._follow(name, args, kwargs, out)
         except Exception:  # recording must never change what the challenge computes
@@ -137,6 +166,10 @@ class Tracer(TorchFunctionMode):
 
         def seeded(value):
             self.seeds.append((self.made, int(value)))
+            if self.record:
+                self.calls.append(
+                    Call(len(self.calls), None, "manual_seed", (int(value),), {}, None)
+                )
             return real(value)
 
         return seeded
@@ -150,6 +183,7 @@ class Tracer(TorchFunctionMode):
             assigned = self._assigned(base)
             if assigned is not None:
                 _set(this, assigned)
+            self._through_view(this, "item assignment")
             return None
         if not isinstance(out, torch.Tensor):
             return None
@@ -180,6 +214,7 @@ class Tracer(TorchFunctionMode):
                 return Recipe("randint", (kwargs.get("low", 0), numbers[0]))
             return Recipe("randint", (kwargs.get("low", 0), kwargs.get("high")))
         if this is not None and out is this and name.endswith("_"):
+            self._through_view(this, name)
             return self._in_place(name, args, kwargs, base)
         if name in _VIEWS and base is not None:
             if out.numel() == this.numel():
@@ -198,6 +233,15 @@ class Tracer(TorchFunctionMode):
             if left is not None and right is not None:
                 return Recipe("sum", parts=(left, right))
         return Recipe("opaque", why=name)
+
+    def _through_view(self, view: torch.Tensor, why: str) -> None:
+        """A change made through a view (`A.view(-1)[idx] = v`) changes the tensor it views,
+        which then no longer holds what its recipe says."""
+        viewed = view._base
+        made = _recipe(viewed) if viewed is not None else None
+        if made is not None and made.kind != "opaque":
+            _set(viewed, Recipe("opaque", why=why, parts=(made,), line=made.line,
+                                made_by=made.made_by, serial=made.serial))  # fmt: skip
 
     def _assigned(self, base: Optional[Recipe]) -> Optional[Recipe]:
         """The recipe of a tensor after item assignment: a draw keeps its own (its distribution
@@ -343,6 +387,10 @@ class Run:
     performance_device: str
     #: torch.manual_seed values no case holds (see place_seeds), per traced method
     unplaced_seeds: Dict[str, List[int]] = field(default_factory=dict)
+    #: every torch call of each traced method, in order (when recorded)
+    calls: Dict[str, List[Call]] = field(default_factory=dict)
+    #: the `self.device` object each method ran with (its identity marks the device it passes)
+    devices: Dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -350,6 +398,14 @@ class _Call:
     result: Any
     error: Optional[str]
     seeds: List[Tuple[int, int]]
+    calls: List[Call] = field(default_factory=list)
+    device: str = "cpu"
+
+
+def own_device(name: str) -> str:
+    """`name` as a string object of its own: where a traced call passes this very object, the
+    method passed `self.device` (a literal "cpu" is another object)."""
+    return "".join([name[:1], name[1:]])
 
 
 @contextmanager
@@ -375,36 +431,55 @@ def _descriptor_lines(method: Callable, tracer: Tracer) -> Iterator[None]:
                 cls.__init__ = init
 
 
-def _seeded(instance: Any, method: str, seed: int, device: str) -> _Call:
-    instance.device = device
+def _seeded(instance: Any, method: str, seed: int, device: str, record: bool = False) -> _Call:
+    instance.device = own_device(device)
     torch.manual_seed(seed)
     function = getattr(type(instance), method)
-    tracer = Tracer(function.__code__)
+    tracer = Tracer(function.__code__, record)
     real = torch.manual_seed
     torch.manual_seed = tracer.manual_seed(real)
     try:
         with tracer, _descriptor_lines(function, tracer):
             try:
-                return _Call(getattr(instance, method)(), None, tracer.seeds)
+                result = getattr(instance, method)()
+                return _Call(result, None, tracer.seeds, tracer.calls, instance.device)
             except Exception as exc:
                 return _Call(None, f"{type(exc).__name__}: {exc}", tracer.seeds)
     finally:
         torch.manual_seed = real
 
 
-def run_cases(instance: Any, seed: int = 0) -> Run:
-    """The example, functional and performance cases, seeded as the judge seeds them.
+def performance_case(instance: Any, seed: int, device: str) -> Optional[Traced]:
+    """The performance case alone, seeded as the judge seeds it (`seed + 2`), on `device`; None
+    where it fails there. The caller's random state is left as it was."""
+    state = torch.random.get_rng_state()
+    try:
+        call = _seeded(instance, "generate_performance_test", seed + 2, device)
+    finally:
+        torch.random.set_rng_state(state)
+        instance.device = "cpu"
+    if call.error:
+        return None
+    return _traced(call.result[0] if isinstance(call.result, list) else call.result, set())
+
+
+def run_cases(instance: Any, seed: int = 0, record: bool = False) -> Run:
+    """The example, functional and performance cases, seeded as the judge seeds them; `record`
+    keeps every torch call (Run.calls), which replaying a case needs.
 
     The caller's random state is left as it was."""
     state = torch.random.get_rng_state()
     try:
-        return _run_cases(instance, seed)
+        return _run_cases(instance, seed, record)
     finally:
         torch.random.set_rng_state(state)
 
 
-def _run_cases(instance: Any, seed: int) -> Run:
-    call = _seeded(instance, "generate_example_test", seed, "cpu")
+def _run_cases(instance: Any, seed: int, record: bool = False) -> Run:
+    calls: Dict[str, List[Call]] = {}
+    devices: Dict[str, str] = {}
+    call = _seeded(instance, "generate_example_test", seed, "cpu", record)
+    calls["generate_example_test"], devices["generate_example_test"] = call.calls, call.device
     if call.error:
         raise ChallengeLoadError(f"generate_example_test failed on the CPU: {call.error}")
     raw = call.result[0] if isinstance(call.result, list) else call.result
@@ -421,9 +496,11 @@ def _run_cases(instance: Any, seed: int) -> Run:
 
     instance.generate_example_test = tagged
     try:
-        call = _seeded(instance, "generate_functional_test", seed + 1, "cpu")
+        call = _seeded(instance, "generate_functional_test", seed + 1, "cpu", record)
     finally:
         del instance.generate_example_test
+    calls["generate_functional_test"] = call.calls
+    devices["generate_functional_test"] = call.device
     if call.error:
         raise ChallengeLoadError(f"generate_functional_test failed on the CPU: {call.error}")
     functional = [
@@ -432,17 +509,19 @@ def _run_cases(instance: Any, seed: int) -> Run:
     unplaced = {"generate_functional_test": place_seeds(functional, call.seeds)}
 
     device = "meta"
-    call = _seeded(instance, "generate_performance_test", seed + 2, "meta")
+    call = _seeded(instance, "generate_performance_test", seed + 2, "meta", record)
     if call.error:
         device = "cpu"
-        call = _seeded(instance, "generate_performance_test", seed + 2, "cpu")
+        call = _seeded(instance, "generate_performance_test", seed + 2, "cpu", record)
     if call.error:
         raise ChallengeLoadError(f"generate_performance_test failed: {call.error}")
+    calls["generate_performance_test"] = call.calls
+    devices["generate_performance_test"] = call.device
     raw = call.result[0] if isinstance(call.result, list) else call.result
     instance.device = "cpu"
     performance = _traced(raw, set())
     unplaced["generate_performance_test"] = place_seeds([performance], call.seeds)
-    return Run(example, functional, performance, device, unplaced)
+    return Run(example, functional, performance, device, unplaced, calls, devices)
 
 
 #: how an output starts before solve: "empty", "zeros" or the number it is filled with

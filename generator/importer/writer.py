@@ -20,6 +20,7 @@ _GROUPS = [
     ["signature"],
     ["reference_helpers"],
     ["reference"],
+    ["reference_jax", "exploded_reference_jax"],
     ["description", "svg", "after_svg"],
     ["requirements"],
     ["constraints"],
@@ -107,13 +108,17 @@ def _wrapped_list(prefix: str, items: List[Any], indent: int) -> List[str]:
 
 
 def value_lines(key: str, value: Any, indent: int) -> List[str]:
-    """`key: value` as one flow line when it fits, else nested blocks."""
+    """`key: value` as one flow line when it fits, else nested blocks (an input's code of
+    several lines as a literal block)."""
     pad = " " * indent
     prefix = f"{pad}{string(key)}: "
+    if isinstance(value, str) and key == "code" and "\n" in value.rstrip("\n"):
+        return [pad + line if line else "" for line in block(string(key), value)]
     if isinstance(value, str):
         return [prefix + string(value)]
     one = prefix + flow(value)
-    if len(one) <= WIDTH or not isinstance(value, (dict, list)) or not value:
+    several = _holds_block(value)
+    if not several and (len(one) <= WIDTH or not isinstance(value, (dict, list)) or not value):
         return [one]
     if isinstance(value, dict):
         lines = [f"{pad}{string(key)}:"]
@@ -126,6 +131,16 @@ def value_lines(key: str, value: Any, indent: int) -> List[str]:
             lines.extend(_wrapped_list(f"{pad}  - ", row, indent + 2))
         return lines
     return _wrapped_list(prefix, value, indent)
+
+
+def _holds_block(value: Any) -> bool:
+    """Whether a mapping holds an input's code of several lines (written as a block)."""
+    if not isinstance(value, dict):
+        return False
+    code = value.get("code")
+    if isinstance(code, str) and "\n" in code.rstrip("\n"):
+        return True
+    return any(_holds_block(v) for v in value.values())
 
 
 def block(key: str, text: str) -> List[str]:
@@ -147,7 +162,7 @@ def _item_lines(item: Dict[str, Any], indent: int) -> List[str]:
     """One list entry (a case, a parameter): flow on one line if short, else a block."""
     pad = " " * indent
     one = f"{pad}- {flow(item)}"
-    if len(one) <= WIDTH and "note" not in item:
+    if len(one) <= WIDTH and "note" not in item and not _holds_block(item):
         return [one]
     lines: List[str] = []
     for i, (k, v) in enumerate(item.items()):
@@ -159,7 +174,7 @@ def _item_lines(item: Dict[str, Any], indent: int) -> List[str]:
 
 
 def _field(key: str, value: Any) -> List[str]:
-    if key in ("reference", "reference_helpers", "description", "after_svg") or (
+    if key in ("reference", "reference_helpers", "reference_jax", "description", "after_svg") or (
         key == "svg" and "\n" in value
     ):
         return block(key, value)
@@ -172,6 +187,8 @@ def _field(key: str, value: Any) -> List[str]:
         return [f"{key}:"] + [line for p in value for line in _item_lines(p, 2)]
     if key == "functional":
         return [f"{key}:"] + [line for c in value for line in _item_lines(c, 2)]
+    if key == "requirements" and isinstance(value, str):  # the section's HTML as written
+        return block(key, value)
     if key in ("requirements", "constraints"):
         if not value:
             return [f"{key}: []"]

@@ -76,9 +76,15 @@ def _case(raw: Dict[str, Any], params: List[JudgeParam], name: str, device: str)
 
 
 def example_and_functional(
-    challenge: Any, params: List[JudgeParam], seed: int, names: Optional[List[str]] = None
+    challenge: Any,
+    params: List[JudgeParam],
+    seed: int,
+    names: Optional[List[str]] = None,
+    written: Optional[List[str]] = None,
 ) -> List[Case]:
-    """The example test, then every functional case; `names` labels the functional ones."""
+    """The example test, then every functional case; `names` labels the functional ones, else
+    `written` (the names challenge.py's comments give) where it names every one of them, else
+    each is `functional_<index>`."""
     device = challenge.device
     torch.manual_seed(seed)
     example = challenge.generate_example_test()
@@ -87,6 +93,8 @@ def example_and_functional(
     cases = [_case(example, params, EXAMPLE_CASE, device)]
     torch.manual_seed(seed + 1)
     functional = challenge.generate_functional_test()
+    if not names and written and len(written) == len(functional):
+        names = written
     for index, raw in enumerate(functional):
         label = names[index] if names and index < len(names) else f"functional_{index}"
         cases.append(_case(raw, params, label, device))

@@ -437,8 +437,8 @@ def run_suite(
 
 def isolation_facts(device: str) -> Dict[str, Any]:
     """Which sandbox and limits the solutions of this run ran under."""
-    from generator.judge.process import FILE_SIZE_LIMIT, PROCESS_LIMIT, default_memory_limit
-    from generator.judge.sandbox import probe
+    from generator.isolation.limits import FILE_SIZE_LIMIT, PROCESS_LIMIT, default_memory_limit
+    from generator.isolation.probe import probe
 
     return {
         "sandbox": probe(device=device).describe(),

@@ -33,19 +33,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
+from generator.isolation.channel import Channel, ChannelClosed, Refused
+from generator.isolation.limits import process_limit
+from generator.isolation.probe import Mode
+from generator.isolation.process import OutputTail, stop_process, tree_usage
+from generator.isolation.solution import SCRATCH, python_paths, solution_argv, solution_env
+from generator.isolation.watchdog import MEMORY, POLL_S, TIME, Breach, Watchdog
 from generator.judge import verdicts as V
-from generator.judge.channel import Channel, ChannelClosed
-from generator.judge.process import OutputTail, process_limit, tree_usage
-from generator.judge.remote import (
-    MEMORY_POLL_S,
-    POLL_S,
-    Stop,
-    death_message,
-    param_rows,
-    stop_process,
-)
-from generator.judge.sandbox import SCRATCH, Mode, bwrap_argv, python_paths, solution_env
-from generator.judge.worker import Judge
+from generator.judge.remote import REPORTED, Stop, death_message, param_rows, refusal_message
+from generator.resources import PACKAGE_DIR
 
 #: how long a rank's reported failure waits for the group to end (a peer that died first)
 PEER_GRACE_S = 1.0
@@ -146,20 +142,17 @@ class RankGroup:
         #: the resident memory of the job's other groups, idle meanwhile (the limit is for all)
         self.idle_rss = idle_rss
         self.memory_limit = int(job["memory_limit"])
-        self.memory_seen = 0.0
         artifact = Path(job["artifact"])
         inside = f"{SCRATCH}/solution/{artifact.name}"
         self.scratch = Path(tempfile.mkdtemp(prefix="chgen-ranks-"))
         pairs = [socket.socketpair() for _ in range(world)]
         env = solution_env(os.environ, SCRATCH if mode.sandboxed else str(self.scratch))
         inherited = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
-        from generator.judge.cache import PACKAGE_ROOT
-
-        env["PYTHONPATH"] = os.pathsep.join([str(PACKAGE_ROOT.parent)] + inherited)
+        env["PYTHONPATH"] = os.pathsep.join([str(PACKAGE_DIR.parent)] + inherited)
         store_name = f"chgen-store-{secrets.token_hex(8)}"
         if mode.sandboxed:
             binds = python_paths(inherited)
-            argv = bwrap_argv(binds, {inside: str(artifact.resolve())}, job["device"]) + ["--"]
+            argv = solution_argv(binds, {inside: str(artifact.resolve())}, job["device"]) + ["--"]
             artifact_path, store = inside, f"/tmp/{store_name}"
         else:
             target = self.scratch / "solution" / artifact.name
@@ -193,6 +186,7 @@ class RankGroup:
             b.close()
         self.output = OutputTail(out_r)
         self.channels = [Channel(a) for a, _ in pairs]
+        self.dog = Watchdog(self.proc, 0.0, memory_bytes=self.memory_limit, also_rss=idle_rss)
         nproc = process_limit(mode.uid if mode.uid is not None else os.getuid())
         hellos = [
             {
@@ -220,26 +214,35 @@ class RankGroup:
     ) -> List[Dict[str, Any]]:
         """One request per rank, sent to all before any reply is awaited (a collective needs
         every rank inside solve); a failure of any rank becomes the group's Stop."""
-        started = time.monotonic()
         replies: List[Optional[Dict[str, Any]]] = [None] * self.world
+
+        def step(timeout: float) -> bool:
+            for rank, channel in enumerate(self.channels):
+                if replies[rank] is not None:
+                    continue
+                try:
+                    replies[rank], _ = channel.receive(timeout=timeout / self.world)
+                except socket.timeout:
+                    continue
+                if not replies[rank].get("ok"):
+                    self._peer_died(where)
+                    self.kill()
+                    raise self._failure(rank, replies[rank])
+            return all(reply is not None for reply in replies)
+
+        self.dog.restart(limit)
         try:
             for rank, channel in enumerate(self.channels):
                 channel.send(messages[rank], fds[rank] if fds else None)
-            while any(reply is None for reply in replies):
-                for rank, channel in enumerate(self.channels):
-                    if replies[rank] is not None:
-                        continue
-                    try:
-                        replies[rank], _ = channel.receive(timeout=POLL_S / self.world)
-                    except socket.timeout:
-                        continue
-                    if not replies[rank].get("ok"):
-                        self._peer_died(where)
-                        self.kill()
-                        raise self._failure(rank, replies[rank])
-                self._watch(started, limit, where)
+            breach = self.dog.watch(step)
+        except Refused as refused:
+            self.kill()
+            message = refusal_message(where, refused, "a rank")
+            raise Stop(V.RUNTIME_ERROR, message, self.log()) from None
         except ChannelClosed:
             self._died(where)
+        if breach is not None:
+            self._breached(breach, where)
         return [reply for reply in replies if reply is not None]
 
     def _peer_died(self, where: str) -> None:
@@ -253,38 +256,42 @@ class RankGroup:
 
     def _failure(self, rank: int, reply: Dict[str, Any]) -> Stop:
         verdict = reply.get("verdict")
-        known = (V.WRONG_ANSWER, V.BUILD_ERROR, V.RUNTIME_ERROR, V.JUDGE_ERROR, V.MEMORY_LIMIT)
         message = f"rank {rank} of {self.world}: {str(reply.get('message', ''))[:500]}"
-        return Stop(verdict if verdict in known else V.RUNTIME_ERROR, message,
+        return Stop(verdict if verdict in REPORTED else V.RUNTIME_ERROR, message,
                     str(reply.get("detail", "")))  # fmt: skip
 
-    def _watch(self, started: float, limit: float, where: str) -> None:
-        if time.monotonic() - started > limit:
+    def _breached(self, breach: Breach, where: str) -> None:
+        if breach.kind == TIME:
             self.kill()
             raise Stop(
                 V.TIMEOUT,
-                f"{where} ran past its {limit:.0f} s limit on some of the {self.world} ranks; "
-                "every rank was killed",
+                f"{where} ran past its {breach.limit:.0f} s limit on some of the {self.world} "
+                "ranks; every rank was killed",
             )
-        if time.monotonic() - self.memory_seen >= MEMORY_POLL_S:
-            self.memory_seen = time.monotonic()
-            rss = tree_usage(self.proc.pid)[0] + self.idle_rss()
-            if rss > self.memory_limit:
-                self.kill()
-                raise Stop(
-                    V.MEMORY_LIMIT,
-                    f"{where}: the ranks held {rss / 2**20:.0f} MiB resident, over "
-                    f"the {self.memory_limit / 2**20:.0f} MiB limit; every rank was killed",
-                )
-        if self.proc.poll() is not None:
-            self._died(where)
+        if breach.kind == MEMORY:
+            self.kill()
+            raise Stop(
+                V.MEMORY_LIMIT,
+                f"{where}: the ranks held {breach.rss / 2**20:.0f} MiB resident, over "
+                f"the {self.memory_limit / 2**20:.0f} MiB limit; every rank was killed",
+            )
+        self._died(where)
 
     def _died(self, where: str) -> None:
-        code = self.proc.wait()
+        code = self.dog.wait_exit()
         self.kill()
+        if code is None:  # a rank's channel closed, yet the group runs on: stopped at its limit
+            raise Stop(
+                V.TIMEOUT,
+                f"{where} ran past its {self.dog.seconds:.0f} s limit on some of the {self.world} "
+                "ranks; every rank was killed",
+            )
         message = death_message(code, self.mode.sandboxed, "a rank", where)
+        raise Stop(V.CRASH, f"{message}; every rank was killed", self.log())
+
+    def log(self) -> str:
         self.output.thread.join(timeout=2)
-        raise Stop(V.CRASH, f"{message}; every rank was killed", self.output.text())
+        return self.output.text()
 
     @property
     def alive(self) -> bool:
@@ -341,15 +348,15 @@ class Groups:
     use and kept while the others run (starting a group takes seconds, and the cases of a
     challenge alternate between sizes)."""
 
-    def __init__(self, judge: "DistributedJudge"):
-        self.judge = judge
+    def __init__(self, ranks: "Ranks"):
+        self.ranks = ranks
         self.groups: Dict[int, RankGroup] = {}
 
     def of(self, world: int) -> RankGroup:
         """The group of `world` ranks: started anew when it is missing or was killed (a rank
         that raised leaves its peers waiting in a collective, so a failure kills the group)."""
         if world not in self.groups or not self.groups[world].alive:
-            judge = self.judge
+            ranks, judge = self.ranks, self.ranks.judge
             if world in self.groups:
                 self.groups.pop(world).close()
             judge.result.progress("load", float(judge.job.get("startup_timeout", 300)))
@@ -358,9 +365,9 @@ class Groups:
                 others = [g for size, g in self.groups.items() if size != world and g.alive]
                 return float(sum(tree_usage(g.proc.pid)[0] for g in others))
 
-            group = RankGroup(judge.job, judge.params, judge.mode, world, judge.backend, idle_rss)
+            group = RankGroup(judge.job, judge.params, ranks.mode, world, ranks.backend, idle_rss)
             self.groups[world] = group
-            group.request_all([{"op": "load"}] * world, judge.startup, "load")
+            group.request_all([{"op": "load"}] * world, ranks.startup, "load")
         return self.groups[world]
 
     def close(self) -> None:
@@ -369,48 +376,47 @@ class Groups:
         self.groups.clear()
 
 
-class DistributedJudge(Judge):
-    """The worker's Judge for num_gpus > 1: the same modes, each case spread over its ranks."""
+class Ranks:
+    """What a Judge does differently for num_gpus > 1 (the judge asks this part where it does):
+    the same modes, each case spread over its ranks."""
 
-    layout: RankLayout
-
-    def setup(self, layout: RankLayout) -> None:
+    def __init__(self, judge: Any, layout: RankLayout):
+        self.judge = judge
         self.layout = layout
-        self.num_gpus = int(self.challenge.num_gpus)
-        self.startup = float(self.job.get("startup_timeout", 300))
+        self.num_gpus = int(judge.challenge.num_gpus)
+        self.startup = float(judge.job.get("startup_timeout", 300))
         self.arenas: List[Any] = []
         self.group: Optional[RankGroup] = None
+        self.groups: Optional[Groups] = None
         #: --ranks N: every case on N ranks instead of its own (None: each case's own)
-        self.forced = int(self.job["ranks"]) if self.job.get("ranks") else None
+        self.forced = int(judge.job["ranks"]) if judge.job.get("ranks") else None
         #: the ranks the cases asked for, where `forced` replaced them
         self.replaced: set = set()
 
-    def load(self) -> Any:
-        from generator.judge.sandbox import Mode
-
-        self._check_arch()
-        kind = "cuda" if self.device.startswith("cuda") else "cpu"
-        if not self.language.distributed:
+    def load(self) -> Groups:
+        judge = self.judge
+        language, env = judge.language, judge.result.data["env"]
+        kind = "cuda" if judge.device.startswith("cuda") else "cpu"
+        if not language.distributed:
             raise Stop(
                 V.JUDGE_ERROR,
-                f"{self.language.title} cannot take part in a multi-GPU challenge: "
-                f"{self.language.distributed_refusal}",
+                f"{language.title} cannot take part in a multi-GPU challenge: "
+                f"{language.distributed_refusal}",
             )
-        if kind not in self.language.distributed_backends:
-            raise Stop(V.JUDGE_ERROR, f"{self.language.title} runs its ranks on GPUs only")
-        self.backend = self.language.distributed_backends[kind]
+        if kind not in language.distributed_backends:
+            raise Stop(V.JUDGE_ERROR, f"{language.title} runs its ranks on GPUs only")
+        self.backend = language.distributed_backends[kind]
         if kind == "cuda":
-            visible_gpus(self.forced or self.num_gpus, self.torch.cuda.device_count())
-        self.mode = Mode(**self.job["sandbox"])
-        self.result.data["env"]["sandbox"] = self.mode.describe()
-        self.result.data["env"]["memory_limit"] = int(self.job["memory_limit"])
+            visible_gpus(self.forced or self.num_gpus, judge.torch.cuda.device_count())
+        self.mode = Mode(**judge.job["sandbox"])
+        env["sandbox"] = self.mode.describe()
+        env["memory_limit"] = int(judge.job["memory_limit"])
         if self.forced:
-            forced = V.rank_count(self.forced)
-            self.result.data["env"]["ranks"] = f"{self.backend}, every case on {forced} (--ranks)"
+            env["ranks"] = f"{self.backend}, every case on {V.rank_count(self.forced)} (--ranks)"
         else:
-            self.result.data["env"]["ranks"] = f"{self.backend}, up to {self.num_gpus} ranks"
-        self.solution = Groups(self)
-        return self.solution
+            env["ranks"] = f"{self.backend}, up to {self.num_gpus} ranks"
+        self.groups = Groups(self)
+        return self.groups
 
     def world_of(self, case: Any) -> int:
         world = int(getattr(case, "world_size", 0) or self.num_gpus)
@@ -419,19 +425,18 @@ class DistributedJudge(Judge):
         if self.forced is None:
             return world
         self.replaced.add(world)
-        self.result.data["env"]["forced_ranks"] = {
+        self.judge.result.data["env"]["forced_ranks"] = {
             "ranks": self.forced,
             "instead_of": sorted(self.replaced),
         }
         return self.forced
 
-    def mutant(self, solution: Any) -> tuple:
-        """On fewer ranks than its cases ask for, a mutant that survives is not provable there
-        (on one rank every collective is the identity: a mistake in one cannot show)."""
-        verdict, message = super().mutant(solution)
+    def survived(self, message: str) -> tuple:
+        """A mutant that survived: on fewer ranks than its cases ask for, not provable there (on
+        one rank every collective is the identity: a mistake in one cannot show)."""
         fewer = self.forced is not None and self.forced < max(self.replaced, default=0)
-        if verdict != V.PASS or not fewer:
-            return verdict, message
+        if not fewer:
+            return V.PASS, message
         instead = V.rank_choices(self.replaced)
         return (
             V.NOT_PROVABLE,
@@ -444,63 +449,65 @@ class DistributedJudge(Judge):
         from generator.judge.guard import GuardedArgs
         from generator.judge.shared import Arena
 
+        judge = self.judge
         self.release()
         world = self.world_of(case)
         self.rows = int(case.values[self.layout.rows])
-        self.group = self.solution.of(world)
+        self.group = self.groups.of(world)
         ranks = []
         for rank in range(world):
-            device = rank_device(self.device, rank)
+            device = rank_device(judge.device, rank)
             with on_device(device):
                 arena = Arena(device)
                 self.arenas.append(arena)
                 shard = self.layout.shard(case.values, rank, world, device, self.rows)
-                ranks.append(GuardedArgs(self.params, shard, seed + rank, self.band, arena))
+                ranks.append(GuardedArgs(judge.params, shard, seed + rank, judge.band, arena))
         self.pristine = [
-            self.layout.shard(case.values, rank, world, rank_device(self.device, rank), self.rows)
+            self.layout.shard(case.values, rank, world, rank_device(judge.device, rank), self.rows)
             for rank in range(world)
         ]
-        self.arena = self.arenas[0]
         return ShardedArgs(self.layout, ranks)
 
     def release(self) -> None:
         if self.arenas and self.group is not None and self.group.alive:
-            self.group.request_all([{"op": "release"}] * self.group.world, self.timeout, "release")
+            world = self.group.world
+            self.group.request_all([{"op": "release"}] * world, self.judge.timeout, "release")
         for arena in self.arenas:
             arena.close()
-        self.arenas, self.arena = [], None
+        self.arenas = []
 
-    def call(
-        self, solution: Any, guarded: Any, where: str, extra: Optional[Dict[str, Any]] = None
-    ) -> None:
+    def call(self, guarded: Any, where: str, extra: Optional[Dict[str, Any]] = None) -> None:
         try:
             requests = [{"op": "case", **r.describe(), **(extra or {})} for r in guarded.ranks]
         except TypeError as exc:
             raise Stop(V.JUDGE_ERROR, str(exc)) from None
         fds = [arena.fds for arena in self.arenas]
-        self.group.request_all(requests, self.timeout, where, fds)
+        self.group.request_all(requests, self.judge.timeout, where, fds)
 
-    def check(self, guarded: Any, pristine: Dict[str, Any], expected: Dict[str, Any]) -> Any:
+    def check(self, guarded: Any, expected: Dict[str, Any]) -> Any:
         """Every rank against its own share: its bands, its inputs, its rows of the split
         outputs and the whole of every other output (identical on every rank)."""
         from generator.judge.oracle import tolerance_ratio
 
-        world = len(guarded.ranks)
+        judge = self.judge
+        world, tolerance = len(guarded.ranks), (judge.atol, judge.rtol)
         for name, want in expected.items():
             if name not in self.layout.split:
-                ratios = [tolerance_ratio(r.values[name], want.to(r.values[name].device),
-                                          self.atol, self.rtol) for r in guarded.ranks]  # fmt: skip
+                ratios = [
+                    tolerance_ratio(r.values[name], want.to(r.values[name].device), *tolerance)
+                    for r in guarded.ranks
+                ]
                 guarded.worst[name] = max(range(world), key=lambda rank: ratios[rank])
         reports = []
         for rank, args in enumerate(guarded.ranks):
-            device = rank_device(self.device, rank)
+            device = rank_device(judge.device, rank)
             want = self.layout.shard(expected, rank, world, device, self.rows)
             want = {name: want[name] for name in expected}
             try:
                 violation = args.first_violation()
                 if violation is not None:
                     raise Stop(V.OUT_OF_BOUNDS, RankedViolation(rank, world, violation).describe())
-                reports.append(super().check(args, self.pristine[rank], want))
+                reports.append(judge.check_one(args, self.pristine[rank], want))
             except Stop as stop:
                 if not stop.message.startswith("rank "):
                     stop.message = f"rank {rank} of {world}: {stop.message}"
@@ -510,9 +517,6 @@ class DistributedJudge(Judge):
             reports, key=lambda report: math.inf if math.isnan(report.max_abs) else report.max_abs
         )
 
-    def compile_only(self, solution: Any) -> None:
-        raise Stop(V.JUDGE_ERROR, "a multi-GPU challenge is judged by running its ranks")
-
     # ---------------------------------------------------------------------- timing
     def perf(self, solution: Any) -> None:
         """The performance case, judged; then timed on every rank at once (each repetition
@@ -520,23 +524,24 @@ class DistributedJudge(Judge):
         from generator.judge.cases import performance
         from generator.judge.timing import PerfOptions, PerfReport, Timing, copy_bandwidth
 
-        options = PerfOptions.from_json(self.job.get("perf_options"))
-        self.result.progress("performance setup", max(self.timeout, 300.0), "performance")
+        judge = self.judge
+        options = PerfOptions.from_json(judge.job.get("perf_options"))
+        judge.result.progress("performance setup", max(judge.timeout, 300.0), "performance")
         try:
-            case = performance(self.challenge, self.params, self.seed)
+            case = performance(judge.challenge, judge.params, judge.seed)
         except Exception as exc:
             raise Stop(V.JUDGE_ERROR, f"performance case: {exc}") from None
-        entry, guarded, expected = self.run_case(solution, case)
-        if any(p.is_tensor and p.direction == "inout" for p in self.params):
+        entry, guarded, expected = judge.run_case(solution, case)
+        if any(p.is_tensor and p.direction == "inout" for p in judge.params):
             raise Stop(V.JUDGE_ERROR, "timing ranks with inout tensors is not supported")
-        limit = 3 * options.budget_s + 2 * self.timeout + 120
-        self.result.progress("timing", limit, "performance")
+        limit = 3 * options.budget_s + 2 * judge.timeout + 120
+        judge.result.progress("timing", limit, "performance")
         request = {"op": "time_ranks", "options": options.__dict__}
         started = time.monotonic()
         replies = self.group.request_all([request] * self.group.world, limit, "timing")
         wall_s = time.monotonic() - started
         try:
-            self.check(guarded, case.values, expected)
+            self.check(guarded, expected)
         except Stop as stop:
             entry.update({"verdict": stop.verdict, "message": stop.message})
             raise
@@ -549,20 +554,10 @@ class DistributedJudge(Judge):
         if not slowest or min(slowest) < 0 or sum(slowest) > wall_s * 1e3:
             raise Stop(V.RUNTIME_ERROR, "timing: the reported samples do not fit the wall time")
         timing = Timing(slowest, str(replies[0].get("clock", "host")), True, wall_s)
-        min_bytes = self.job.get("min_bytes") or self.tensor_traffic(case.values)
+        min_bytes = judge.job.get("min_bytes") or judge.tensor_traffic(case.values)
         world = self.group.world
         note = f"the slowest of {world} ranks per call" if world > 1 else "timed on 1 rank"
-        report = PerfReport(timing, copy_bandwidth(self.device, options), min_bytes, note)
+        report = PerfReport(timing, copy_bandwidth(judge.device, options), min_bytes, note)
         perf = report.to_json()
-        perf["min_bytes_from"] = "spec" if self.job.get("min_bytes") else "tensor sizes"
-        self.result.data["perf"] = perf
-
-
-def upgrade(judge: Judge) -> Judge:
-    """The worker's Judge, as a DistributedJudge when its challenge has num_gpus > 1."""
-    layout = RankLayout.of(judge.challenge)
-    if layout is None:
-        return judge
-    judge.__class__ = DistributedJudge
-    judge.setup(layout)  # type: ignore[attr-defined]
-    return judge
+        perf["min_bytes_from"] = "spec" if judge.job.get("min_bytes") else "tensor sizes"
+        judge.result.data["perf"] = perf

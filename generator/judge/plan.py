@@ -285,7 +285,7 @@ def plan_from_specs(
     """Starters from the generated tree, solutions from solutions/<id>_<slug>/<variant>/, and the
     spec's baselines written out as PyTorch files under `work_dir`; unless `derive_limit` is None,
     what generator/judge/derived.py derives from each challenge.py (that many mutations)."""
-    from generator.pipeline import load_all
+    from generator.spec.batch import load_all
     from generator.spec.loader import eval_size_expression
 
     loaded = load_all(spec_paths, Path.cwd())

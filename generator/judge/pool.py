@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Optional
 
-from generator.judge.process import kill_tree
+from generator.isolation.process import kill_tree
 
 _ACTIVE: Optional["WorkerPool"] = None
 

@@ -2,8 +2,9 @@
 call the solution, and enforce the limits on the judge's own clock.
 
 Every request waits for its reply with a deadline; meanwhile the resident memory of the whole
-tree is watched. A request that overstays its limit, a tree over its memory limit, or a process
-that dies, ends in a Stop with the verdict (timeout, memory_limit, crash), after `kill_tree`
+tree is watched (generator/isolation/watchdog.py). A request that overstays its limit, a tree
+over its memory limit, a process that dies, or one that sends what is no reply (channel.py),
+ends in a Stop with the verdict (timeout, memory_limit, crash, runtime_error), after `kill_tree`
 removed every process the solution started.
 """
 
@@ -15,19 +16,24 @@ import socket
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
+from generator.isolation.channel import Channel, ChannelClosed, Refused
+from generator.isolation.limits import process_limit
+from generator.isolation.probe import Mode
+from generator.isolation.process import OutputTail, exit_signal, signal_name, stop_process
+from generator.isolation.solution import (
+    SCRATCH,
+    solution_argv,
+    solution_binds,
+    solution_process_env,
+)
+from generator.isolation.watchdog import EXIT, MEMORY, TIME, Breach, Watchdog
 from generator.judge import verdicts as V
-from generator.judge.channel import Channel, ChannelClosed
-from generator.judge.process import OutputTail, kill_tree, process_limit, tree_usage
-from generator.judge.sandbox import SCRATCH, Mode, bwrap_argv, solution_binds, solution_process_env
-from generator.sandbox import exit_signal, signal_name
 
-POLL_S = 0.05
-#: Seconds between two looks at the tree's resident memory (a scan of /proc).
-MEMORY_POLL_S = 0.25
+#: The verdicts a failure the solution's process reports may carry (any other: runtime_error).
+REPORTED = (V.WRONG_ANSWER, V.BUILD_ERROR, V.RUNTIME_ERROR, V.JUDGE_ERROR, V.MEMORY_LIMIT)
 
 
 class Stop(Exception):
@@ -66,13 +72,8 @@ def death_message(code: int, sandboxed: bool, who: str, where: str) -> str:
     return f"{who} exited with status {code} during {where} without a verdict"
 
 
-def stop_process(proc: subprocess.Popen) -> None:
-    """Kill `proc` and everything below it, and reap it."""
-    kill_tree(proc.pid)
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        pass
+def refusal_message(where: str, refused: Refused, who: str = "the solution's process") -> str:
+    return f"{where}: {who} sent what chgen refuses ({refused}); it was killed"
 
 
 class SolutionProcess:
@@ -80,8 +81,6 @@ class SolutionProcess:
         self.job = job
         self.mode = mode
         self.memory_limit = int(job["memory_limit"])
-        self.peak_rss = 0
-        self.memory_seen = 0.0
         artifact = Path(job["artifact"])
         inside = f"{SCRATCH}/solution/{artifact.name}"
         self.scratch = Path(tempfile.mkdtemp(prefix="chgen-solution-"))
@@ -89,7 +88,7 @@ class SolutionProcess:
         env = solution_process_env(SCRATCH if mode.sandboxed else str(self.scratch))
         binds = solution_binds([p for p in (job.get("mojo_runtime"),) if p])
         if mode.sandboxed:
-            argv = bwrap_argv(binds, {inside: str(artifact.resolve())}, job["device"])
+            argv = solution_argv(binds, {inside: str(artifact.resolve())}, job["device"])
             argv += ["--"]
             artifact_path = inside
         else:
@@ -123,6 +122,7 @@ class SolutionProcess:
         theirs.close()
         self.output = OutputTail(out_r)
         self.channel = Channel(mine)
+        self.dog = Watchdog(self.proc, 0.0, memory_bytes=self.memory_limit)
         hello = {
             "op": "hello",
             "device": job["device"],
@@ -140,56 +140,58 @@ class SolutionProcess:
         self, message: Dict[str, Any], limit: float, where: str, fds: Optional[List[int]] = None
     ) -> Dict[str, Any]:
         """Send one request and wait for its reply; a failure it reports becomes a Stop."""
-        started = time.monotonic()
+        replies: List[Dict[str, Any]] = []
+
+        def step(timeout: float) -> bool:
+            try:
+                replies.append(self.channel.receive(timeout=timeout)[0])
+            except socket.timeout:
+                return False
+            return True
+
+        self.dog.restart(limit)
         try:
             self.channel.send(message, fds)
-            while True:
-                try:
-                    reply, _ = self.channel.receive(timeout=POLL_S)
-                    break
-                except socket.timeout:
-                    pass
-                self._watch(started, limit, where)
+            breach = self.dog.watch(step)
+        except Refused as refused:
+            self.kill()
+            raise Stop(V.RUNTIME_ERROR, refusal_message(where, refused), self.log()) from None
         except ChannelClosed:
             self._died(where)
+        if breach is not None:
+            self._breached(breach, where)
+        reply = replies[0]
         if not reply.get("ok"):
             verdict = reply.get("verdict")
-            if verdict not in (
-                V.WRONG_ANSWER,
-                V.BUILD_ERROR,
-                V.RUNTIME_ERROR,
-                V.JUDGE_ERROR,
-                V.MEMORY_LIMIT,
-            ):
+            if verdict not in REPORTED:
                 verdict = V.RUNTIME_ERROR
             raise Stop(verdict, str(reply.get("message", ""))[:500], str(reply.get("detail", "")))
         return reply
 
-    def _watch(self, started: float, limit: float, where: str) -> None:
-        if time.monotonic() - started > limit:
+    def _breached(self, breach: Breach, where: str) -> None:
+        if breach.kind == TIME:
             self.kill()
             raise Stop(
-                V.TIMEOUT, f"{where} ran past its {limit:.0f} s limit; the worker was killed"
+                V.TIMEOUT, f"{where} ran past its {breach.limit:.0f} s limit; the worker was killed"
             )
-        if time.monotonic() - self.memory_seen < MEMORY_POLL_S:
-            rss = 0
-        else:
-            self.memory_seen = time.monotonic()
-            rss, _ = tree_usage(self.proc.pid)
-            self.peak_rss = max(self.peak_rss, rss)
-        if rss > self.memory_limit:
+        if breach.kind == MEMORY:
             self.kill()
             raise Stop(
                 V.MEMORY_LIMIT,
-                f"{where}: {rss / 2**20:.0f} MiB resident, over the "
+                f"{where}: {breach.rss / 2**20:.0f} MiB resident, over the "
                 f"{self.memory_limit / 2**20:.0f} MiB limit; the worker was killed",
             )
-        if self.proc.poll() is not None:
-            self._died(where)
+        assert breach.kind == EXIT
+        self._died(where)
 
     def _died(self, where: str) -> None:
-        code = self.proc.wait()
+        code = self.dog.wait_exit()
         self.kill()
+        if code is None:  # its end of the channel closed, yet it runs on: stopped at its limit
+            raise Stop(
+                V.TIMEOUT,
+                f"{where} ran past its {self.dog.seconds:.0f} s limit; " "the worker was killed",
+            )
         raise Stop(V.CRASH, death_message(code, self.mode.sandboxed, "worker", where), self.log())
 
     def log(self) -> str:

@@ -2,10 +2,12 @@
 
 The parent never imports torch or the challenge. The worker (which never loads the solution)
 reports over a pipe only the parent and the worker hold, one JSON line per update naming the
-running phase, its case and its limit; the parent times each phase on its own clock and, past the
-limit plus a grace (the worker enforces the limit itself first), kills the whole process tree,
-descendants that left the session included. A worker that dies without a final verdict is a
-crash. The job travels on the worker's stdin, so no file in a shared folder holds its seed.
+running phase, its case and its limit (each at most MAX_UPDATE bytes: the worker runs the
+challenge's code, so what it sends is data, never unpickled, and a line that is no update is
+refused); the parent times each phase on its own clock (the watchdog) and, past the limit plus a
+grace (the worker enforces the limit itself first), kills the whole process tree, descendants
+that left the session included. A worker that dies without a final verdict is a crash. The job
+travels on the worker's stdin, so no file in a shared folder holds its seed.
 """
 
 from __future__ import annotations
@@ -15,7 +17,6 @@ import json
 import os
 import secrets
 import select
-import signal
 import subprocess
 import sys
 import tempfile
@@ -24,10 +25,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
+from generator.isolation.channel import Lines, Refused
+from generator.isolation.limits import default_memory_limit
+from generator.isolation.probe import probe
+from generator.isolation.process import kill_tree, signal_name
+from generator.isolation.watchdog import Watchdog
 from generator.judge import verdicts as V
 from generator.judge.cache import PACKAGE_ROOT, Cache, fields_fingerprint, file_sha, key_of
-from generator.judge.process import default_memory_limit, kill_tree
-from generator.judge.sandbox import probe
 from generator.judge.toolchains import gpus, package_versions
 from generator.languages import BY_KEY
 from generator.languages.base import BuildError
@@ -40,6 +44,8 @@ INTERPRETER_MAX_ELEMENTS = 100_000
 LOG_TAIL = 3000
 #: Seconds the parent gives the worker beyond a phase's limit (the worker enforces it first).
 GRACE_S = 30.0
+#: The longest update the worker may send (its whole report so far, every case's row in it).
+MAX_UPDATE = 16 << 20
 _SAID_UNSANDBOXED = False
 
 
@@ -375,9 +381,9 @@ def run_worker(job: Job, artifact: Path, modes: List[str]) -> Dict[str, Any]:
                 proc.stdin.close()
             except OSError:
                 pass
-            state, killed = _watch(proc, read_fd, job.startup_timeout)
+            state, killed, refusal = _watch(proc, read_fd, job.startup_timeout)
         logs = _tail(rundir / "stderr.log") + _tail(rundir / "stdout.log")
-        return _outcome(job, state, killed, proc.returncode, logs)
+        return _outcome(job, state, killed, refusal, proc.returncode, logs)
 
 
 def _run_pooled(pool: Any, job: Job, payload: Dict[str, Any], env: Dict[str, str]) -> Dict:
@@ -391,19 +397,24 @@ def _run_pooled(pool: Any, job: Job, payload: Dict[str, Any], env: Dict[str, str
         worker.kill()
         worker = pool.take(env, job.language)
         worker.send(payload)
-    state, killed = _watch(worker.proc, worker.read_fd, job.startup_timeout, pooled=True)
-    if killed is None and reusable(state) and worker.alive():
+    state, killed, refusal = _watch(worker.proc, worker.read_fd, job.startup_timeout, pooled=True)
+    if killed is None and refusal is None and reusable(state) and worker.alive():
         pool.give_back(worker)
         returncode = 0
     else:
         if worker.alive():
             worker.kill()
-        returncode = worker.proc.returncode
-    return _outcome(job, state, killed, returncode or 0, _tail(worker.log))
+        returncode = worker.proc.returncode or 0
+    return _outcome(job, state, killed, refusal, returncode, _tail(worker.log))
 
 
 def _outcome(
-    job: Job, state: Dict[str, Any], killed: Optional[float], returncode: int, logs: str
+    job: Job,
+    state: Dict[str, Any],
+    killed: Optional[float],
+    refusal: Optional[str],
+    returncode: int,
+    logs: str,
 ) -> Dict[str, Any]:
     """The result of a watched worker: its verdict, or how it ended without one."""
     result = result_for(job, V.CRASH, "")
@@ -415,11 +426,17 @@ def _outcome(
         result["verdict"] = V.TIMEOUT
         result["message"] = f"{where} ran past its {killed:.0f} s limit; the worker was killed"
         result["detail"] = logs
+    elif refusal is not None:
+        result["verdict"] = V.JUDGE_ERROR
+        result["message"] = (
+            f"the worker sent what chgen refuses ({refusal}) during {where}; it was killed"
+        )
+        result["detail"] = logs
     elif state.get("done"):
         for name in ("verdict", "message", "detail"):
             result[name] = state.get(name, "")
     elif returncode < 0:
-        name = _signal_name(-returncode)
+        name = signal_name(-returncode)
         result["message"] = f"worker killed by {name} during {where}"
         result["detail"] = logs
     else:
@@ -434,39 +451,49 @@ def _watch(
     proc: subprocess.Popen, read_fd: int, startup_timeout: float, pooled: bool = False
 ) -> tuple:
     """Read the worker's updates until its pipe closes (a warm worker, `pooled`: until its job is
-    done, leaving it running); kill its tree when a phase overstays its limit plus GRACE_S on this
-    process's clock. Returns (last state, the limit exceeded or None)."""
+    done, leaving it running); kill its tree when a phase overstays its limit plus GRACE_S on
+    this process's clock, or it sends what is no update. Returns (last state, the limit exceeded
+    or None, why what it sent was refused or None)."""
     state: Dict[str, Any] = {}
-    since, limit = time.monotonic(), startup_timeout
-    buffer, killed = b"", None
-    while True:
-        ready, _, _ = select.select([read_fd], [], [], 0.2)
-        if ready:
-            data = os.read(read_fd, 1 << 16)
-            if not data:
-                break
-            buffer += data
-            *lines, buffer = buffer.split(b"\n")
-            for line in lines:
-                try:
-                    update = json.loads(line)
-                except ValueError:
-                    continue
-                if update.get("since") != state.get("since") or update.get("phase") != state.get(
-                    "phase"
-                ):
-                    since = time.monotonic()
-                state = update
-                limit = float(state.get("limit") or startup_timeout)
-            if pooled and state.get("done"):
-                return state, None
-        if time.monotonic() - since > limit + GRACE_S:
-            killed = limit
-            break
+    dog = Watchdog(proc, startup_timeout, grace=GRACE_S, exits=False)
+    lines = Lines(MAX_UPDATE)
+
+    def step(timeout: float) -> bool:
+        nonlocal state
+        ready, _, _ = select.select([read_fd], [], [], timeout)
+        if not ready:
+            return False
+        data = os.read(read_fd, 1 << 16)
+        if not data:
+            return True
+        for update in lines.feed(data):
+            if update.get("since") != state.get("since") or update.get("phase") != state.get(
+                "phase"
+            ):
+                dog.restart()
+            state = update
+            dog.seconds = _limit(state.get("limit"), startup_timeout)
+        return pooled and bool(state.get("done"))
+
+    killed, refusal = None, None
+    try:
+        breach = dog.watch(step, poll=0.2)
+        killed = breach.limit if breach is not None else None
+    except Refused as exc:
+        refusal = str(exc)
+    if pooled and killed is None and refusal is None and state.get("done"):
+        return state, None, None  # the worker waits for its next job
     os.close(read_fd)
     kill_tree(proc.pid)
     proc.wait()
-    return state, killed
+    return state, killed, refusal
+
+
+def _limit(value: Any, default: float) -> float:
+    """A phase's limit as the worker gives it (a number of seconds), else `default`."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:
+        return float(value)
+    return default
 
 
 def _where(state: Dict[str, Any]) -> str:
@@ -476,13 +503,6 @@ def _where(state: Dict[str, Any]) -> str:
     if state.get("case"):
         return f"{phase} ({state['case']})"
     return phase
-
-
-def _signal_name(number: int) -> str:
-    try:
-        return signal.Signals(number).name
-    except ValueError:
-        return f"signal {number}"
 
 
 def _tail(path: Path) -> str:

@@ -78,7 +78,7 @@ class Solver:
     def __init__(self, hello: Dict[str, Any]):
         import torch
 
-        from generator.judge.process import limit_this_process
+        from generator.isolation.limits import limit_this_process
         from generator.languages import BY_KEY
 
         self.torch = torch
@@ -292,17 +292,12 @@ def serve(channel: Any) -> None:
         channel.send(reply)
 
 
-def drop_to(uid: int) -> None:
-    """In the sandbox (started by root): become `uid` before any other import."""
-    os.setgroups([])
-    os.setgid(uid)
-    os.setuid(uid)
-
-
 def main() -> None:
-    if len(sys.argv) > 2:
+    if len(sys.argv) > 2:  # in the sandbox, started by root: become `uid` before other imports
+        from generator.isolation.limits import drop_to
+
         drop_to(int(sys.argv[2]))
-    from generator.judge.channel import Channel, ChannelClosed
+    from generator.isolation.channel import Channel, ChannelClosed
 
     channel = Channel(socket.socket(fileno=int(sys.argv[1])))
     try:

@@ -116,11 +116,14 @@ def field_issues(
                 else f"{label} is summarised by its shapes, which lists every scalar already"
             )
         )
+        hint = "drop it"
+        if hidden_sizes(spec, example, sizes):
+            suggested = _suggested(spec, example, sizes)
+            hint += f"; to write scalars beside the data, did you mean {suggested}?"
         yield (
             base + ("show_sizes",),
             f"show_sizes lists the sizes in a <pre> example only, and changes nothing here: {why}",
-            f"drop it; to write scalars beside the data, did you mean "
-            f"{_suggested(spec, example, sizes)}?",
+            hint,
         )
     written = default_scalars(spec, example.model_copy(update={"hide": []}), sizes)
     for j, name in enumerate(example.hide):
@@ -172,7 +175,7 @@ def _title_issues(spec, example, base, sizes, label) -> Iterable[Issue]:
     if section_kind(heading) == "example":
         return
     hint = f"use {EXAMPLE_TITLES}"
-    if "=" in example.title and example.shown is None:
+    if "=" in example.title and example.shown is None and hidden_sizes(spec, example, sizes):
         hint += (
             ", and write the scalars beside the data with shown: did you mean "
             f"{_suggested(spec, example, sizes)}?"

@@ -22,7 +22,7 @@ from pydantic import BaseModel, ValidationError
 from generator.challenge.page import BULLET
 from generator.dtypes import DTYPES, lookup
 from generator.naming import IDENT_RE, SPEC_NAME_RE, find_specs  # noqa: F401 - re-exported
-from generator.spec import example_page, shapes
+from generator.spec import code_inputs, example_page, shapes
 from generator.spec.model import (
     EXAMPLE_DRAW_KINDS,
     REFERENCE_OUTPUTS,
@@ -715,6 +715,15 @@ def _validate_examples(view: SignatureView) -> Iterable[Issue]:
     spec = view.spec
     for i, ex in enumerate(spec.examples):
         base = ("examples", i)
+        if ex.text_only:
+            if i == 0:
+                yield (
+                    base + ("display",),
+                    "the first example is what generate_example_test returns: it cannot be the "
+                    "page's text alone",
+                    "give its scalars, inputs and outputs (display may still show them)",
+                )
+            continue
         yield from _check_scalar_values(spec, view.scalars, ex.scalars, base + ("scalars",))
         yield from _check_overrides(
             view, ex.shapes, ex.scalars, base + ("shapes",), example_label(spec, i)
@@ -743,7 +752,7 @@ def _validate_page(view: SignatureView) -> Iterable[Issue]:
             "give the svg, or move this HTML to the end of the description",
         )
     indents = spec.page.item_indents
-    items = len(spec.requirements) + len(spec.constraints)
+    items = len(spec.requirement_items) + len(spec.constraints)
     if indents is not None and len(indents) != items:
         yield (
             ("page", "item_indents"),
@@ -777,11 +786,19 @@ def _validate_functional(view: SignatureView) -> Iterable[Issue]:
                 f"{len(spec.examples)} example(s)",
                 "use true (the first) or the number of one of 'examples'",
             )
+        elif case.example_number and spec.examples[case.example_number - 1].text_only:
+            yield (
+                base + ("from_example",),
+                f"example {case.example_number} is the page's text alone: it has no values "
+                "to run",
+                "give that example its scalars, inputs and outputs, or draw this case",
+            )
         if case.from_example:
             continue
         merged = {**spec.defaults.scalars, **case.scalars}
+        computed = _computed_scalars(view, case.inputs)
         yield from _check_scalar_values(
-            spec, view.scalars, merged, base + ("scalars",), case.scalars
+            spec, view.scalars, merged, base + ("scalars",), case.scalars, computed
         )
         yield from _check_overrides(
             view, case.shapes, merged, base + ("shapes",), f"case {case.name!r}"
@@ -811,7 +828,17 @@ def _validate_defaults(view: SignatureView) -> Iterable[Issue]:
 
 def _validate_performance(view: SignatureView) -> Iterable[Issue]:
     spec, perf = view.spec, view.spec.performance
-    yield from _check_scalar_values(spec, view.scalars, perf.scalars, ("performance", "scalars"))
+    computed = _computed_scalars(view, perf.inputs)
+    yield from _check_scalar_values(
+        spec, view.scalars, perf.scalars, ("performance", "scalars"), None, computed
+    )
+    for j, name in enumerate(perf.shown or []):
+        if name in computed:
+            yield (
+                ("performance", "shown", j),
+                f"{name!r} is computed by the performance case's code: the bullet cannot name it",
+                "drop it from shown",
+            )
     yield from _check_overrides(
         view, perf.shapes, perf.scalars, ("performance", "shapes"), "the performance case"
     )
@@ -972,6 +999,53 @@ def _validate_exploded_solve(view: SignatureView) -> Iterable[Issue]:
             yield ("exploded_solve", j), f"{key!r} is not a Python starter", f"use {python}"
 
 
+#: the modules reference_jax may import (challenge.py's own imports allow math beside JAX)
+JAX_REFERENCE_MODULES = ("jax", "math")
+
+
+def _validate_reference_jax(view: SignatureView) -> Iterable[Issue]:
+    """reference_impl_jax returns the outputs and imports JAX (or math) only; generation then
+    runs it against the reference on every case (generator/checks/jax_reference.py)."""
+    spec = view.spec
+    if spec.reference_jax is None:
+        if spec.exploded_reference_jax:
+            yield (
+                ("exploded_reference_jax",),
+                "exploded_reference_jax without a reference_jax",
+                "drop it, or add the body of reference_impl_jax as reference_jax",
+            )
+        return
+    where = ("reference_jax",)
+    body = ast.parse(spec.reference_jax).body
+    own = [node for statement in body for node in _outside_functions(statement)]
+    for node in own:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module]
+            for module in names:
+                if (module or "").split(".")[0] not in JAX_REFERENCE_MODULES:
+                    yield (
+                        where,
+                        f"reference_jax line {node.lineno} imports {module}; it may import jax "
+                        "modules and math only",
+                        "write it in jax and jax.numpy (import jax.numpy as jnp)",
+                    )
+    if not any(isinstance(node, ast.Return) and node.value is not None for node in own):
+        outputs = ", ".join(p.name for p in view.outputs)
+        yield (
+            where,
+            "reference_jax returns nothing: reference_impl_jax returns the outputs",
+            f"return their values as arrays, in signature order: `return {outputs}`",
+        )
+
+
+def _outside_functions(node: ast.AST) -> Iterable[ast.AST]:
+    """`node` and what it holds, except the bodies of the functions and classes it defines."""
+    yield node
+    for child in ast.iter_child_nodes(node):
+        if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            yield from _outside_functions(child)
+
+
 def _validate_helpers(view: SignatureView) -> Iterable[Issue]:
     """Starter helpers name a language chgen writes; Python ones must parse (the others are
     proved by the compile checks of the starters)."""
@@ -1023,7 +1097,7 @@ def _validate_case_forms(view: SignatureView) -> Iterable[Issue]:
         own = case.inputs
         merged = {**spec.defaults.inputs, **own}
         for name, dist in merged.items():
-            if dist.kind in ("values", "correlated"):
+            if dist.kind in ("values", "correlated", "code"):
                 loc = where + ("inputs", name) if name in own else ("defaults", "inputs", name)
                 yield (
                     loc,
@@ -1232,6 +1306,7 @@ SECTION_VALIDATORS: Tuple[Callable[[SignatureView], Iterable[Issue]], ...] = (
     _validate_accuracy_floor,
     _validate_scaffold,
     _validate_exploded_solve,
+    _validate_reference_jax,
     _validate_helpers,
     _validate_case_forms,
     _validate_values,
@@ -1257,7 +1332,21 @@ def _check_scalar_values(
     values: Dict[str, Any],
     where: PathKey,
     own: Optional[Dict[str, Any]] = None,
+    computed: Optional[Dict[str, str]] = None,
 ) -> Iterable[Issue]:
+    """`computed`: the scalars the case's code computes (no value of their own)."""
+    computed = computed or {}
+    for key in own if own is not None else values:
+        if key in computed:
+            yield (
+                where + (key,),
+                f"{key!r} is computed by the code of {computed[key]!r}, and given here too",
+                f"drop this value, or stop binding {key} in that code",
+            )
+    values = {k: v for k, v in values.items() if k not in computed}
+    scalars = [p for p in scalars if p.name not in computed]
+    if own is not None:
+        own = {k: v for k, v in own.items() if k not in computed}
     names = {p.name: p for p in scalars}
     for key, value in (own if own is not None else values).items():
         if key not in names:
@@ -1320,8 +1409,15 @@ def _check_example(spec, index, params, inputs, outputs) -> Iterable[Issue]:
                 f"{name!r} is not a scalar of the signature",
                 f"name one of {', '.join(scalar_names) or '(none)'}",
             )
+    made = code_inputs.made_together([p.name for p in inputs], ex.drawn)
     for p in inputs:
-        if p.name not in ex.inputs:
+        if p.name in made and p.name in ex.inputs:
+            yield (
+                base + ("inputs", p.name),
+                f"{p.name!r} is made by the code of {made[p.name]!r}, and given here too",
+                f"drop this entry, or stop binding {p.name} in that code",
+            )
+        elif p.name not in ex.inputs and p.name not in made:
             yield (
                 base + ("inputs",),
                 f"{label} gives no value for input {p.name!r}",
@@ -1366,10 +1462,13 @@ def _check_drawn_example(ex, base, label, params, inputs) -> Iterable[Issue]:
                 "{normal: [mean, std]}, {uniform: [lo, hi]} or {randint: [lo, hi]}",
             )
         elif key in params and params[key] in inputs:
+            order = [p.name for p in inputs]
             yield from _check_distribution(
-                params[key], dist, params, [], ex.scalars, base + ("inputs", key), ex.shapes
+                params[key], dist, params, order, ex.scalars, base + ("inputs", key), ex.shapes
             )
-    random = [k for k, d in ex.drawn.items() if d.kind != "constant"]
+    # a code input draws as its code says (from `generator` when the example has a seed)
+    random = [k for k, d in ex.drawn.items() if d.kind not in ("constant", "code")]
+    coded = [k for k, d in ex.drawn.items() if d.kind == "code"]
     if random and ex.seed is None:
         yield (
             base + ("inputs", random[0]),
@@ -1377,7 +1476,7 @@ def _check_drawn_example(ex, base, label, params, inputs) -> Iterable[Issue]:
             "add seed: 0 (or any seed) to the example: its inputs are drawn on the CPU "
             "generator with it",
         )
-    if ex.seed is not None and not random:
+    if ex.seed is not None and not random and not coded:
         yield (
             base + ("seed",),
             f"{label} gives a seed but draws no input",
@@ -1415,7 +1514,16 @@ def _check_inputs(spec, params, inputs, own, scalars, where, overrides=None) -> 
                 f"{key!r} is not an input tensor",
                 "use the name of an in or inout tensor",
             )
+    made = code_inputs.made_together(order, merged)
     for p in inputs:
+        if p.name in made:
+            if p.name in own:
+                yield (
+                    where + (p.name,),
+                    f"{p.name!r} is made by the code of {made[p.name]!r}, and given here too",
+                    f"drop this entry, or stop binding {p.name} in that code",
+                )
+            continue
         if p.name not in merged:
             yield where, f"no distribution for input {p.name!r}", "add it or give a default"
             continue
@@ -1424,8 +1532,46 @@ def _check_inputs(spec, params, inputs, own, scalars, where, overrides=None) -> 
         yield from _check_distribution(p, dist, params, order, scalars, loc, overrides or {})
 
 
+def _check_code_input(p: Param, dist: Any, params, order, loc) -> Iterable[Issue]:
+    sizes = {n for q in params.values() if q.is_tensor for n in _shape_names(q)}
+    names = {
+        n: (
+            ("size" if n in sizes else "scalar")
+            if not q.is_tensor
+            else "output tensor" if q.direction == "out" else "input"
+        )
+        for n, q in params.items()
+    }
+    if loc[0] == "examples":  # an example's scalars are shown on the page: given, not computed
+        names = {n: ("given scalar" if kind == "scalar" else kind) for n, kind in names.items()}
+    for message, hint in code_inputs.code_problems(p.name, dist.code, order, names):
+        yield loc + ("code",), message, hint
+
+
+def _shape_names(p: Param) -> List[str]:
+    found: List[str] = []
+    for dim in p.shape or []:
+        try:
+            found += shapes.names(shapes.dimension(dim))
+        except shapes.ShapeError:
+            pass
+    return found
+
+
+def _computed_scalars(view: "SignatureView", own: Dict[str, Any]) -> Dict[str, str]:
+    """The scalars a case's code computes (code_inputs.made_scalars), each -> its input."""
+    forms = {**view.spec.defaults.inputs, **own}
+    order = [p.name for p in view.inputs]
+    sizes = set(size_names(view.spec))
+    scalars = [p.name for p in view.scalars if p.name not in sizes]
+    return code_inputs.made_scalars(order, forms, scalars)
+
+
 def _check_distribution(p: Param, dist: Distribution, params, order, scalars, loc, overrides):
     kind = dist.kind
+    if kind == "code":
+        yield from _check_code_input(p, dist, params, order, loc)
+        return
     if kind in ("uniform", "randint"):
         low, high = getattr(dist, kind)
         if not low < high:

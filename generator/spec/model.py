@@ -209,7 +209,29 @@ class CorrelatedArgs(Strict):
     noise: List[Number] = Field(min_length=2, max_length=2)  # normal [mean, std]
 
 
-DISTRIBUTION_KINDS = ("uniform", "normal", "constant", "randint", "values", "correlated")
+class Code(Strict):
+    """An input the author's torch code makes: an expression (its value) or statements that bind
+    its name (and may bind inputs after it, made together). It runs in generate_* at the input's
+    turn, as written; the rules on what it may bind are in generator/spec/code_inputs.py."""
+
+    kind: ClassVar[str] = "code"
+    code: str = Field(min_length=1)
+
+    @field_validator("code")
+    @classmethod
+    def _code_parses(cls, v: str) -> str:
+        return _check_python(v, "code")
+
+
+DISTRIBUTION_KINDS = (
+    "uniform",
+    "normal",
+    "constant",
+    "randint",
+    "values",
+    "correlated",
+    "code",
+)
 
 
 def _distribution_kind(value: Any) -> Optional[str]:
@@ -228,6 +250,7 @@ Distribution = Annotated[
         Annotated[RandInt, Tag("randint")],
         Annotated[Values, Tag("values")],
         Annotated[Correlated, Tag("correlated")],
+        Annotated[Code, Tag("code")],
     ],
     Discriminator(
         _distribution_kind,
@@ -334,7 +357,7 @@ class NumberForm(Strict):
 
 #: the draws an example input may be: drawn on the CPU generator with the example's seed, so the
 #: values are the same on every device (a literal is written as the data itself)
-EXAMPLE_DRAW_KINDS = ("uniform", "normal", "randint", "constant")
+EXAMPLE_DRAW_KINDS = ("uniform", "normal", "randint", "constant", "code")
 
 
 def _example_input_kind(value: Any) -> str:
@@ -358,7 +381,8 @@ class Example(Strict):
 
     scalars: Dict[str, Number]
     inputs: Dict[str, ExampleInput]
-    outputs: Union[Dict[str, Nested], Literal["reference"]]
+    #: None: an example after the first kept as the page's text alone (its `display`, no values)
+    outputs: Union[Dict[str, Nested], Literal["reference"], None]
     #: the CPU generator's seed for the drawn inputs (torch.Generator().manual_seed(seed))
     seed: Optional[int] = Field(default=None, ge=0, lt=2**63)
     shapes: Dict[str, Shape] = Field(default_factory=dict)  # as in a functional case
@@ -376,8 +400,46 @@ class Example(Strict):
     #: how the page rounds the example's floats (default: chgen's shortest form)
     numbers: Optional[NumberForm] = None
     #: escape hatch: the HTML of the example's data block, shown instead of the rendered values
-    #: (for a page whose text is no function of them); the values are still verified
+    #: (for a page whose text is no function of them); the values are still verified. Alone (no
+    #: scalars, inputs, outputs), the example is the page's text only: shown, never verified
     display: Optional[str] = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _text_alone(cls, data: Any) -> Any:
+        """`display` with no values is an example kept as the page's text alone."""
+        values = ("scalars", "inputs", "outputs")
+        if isinstance(data, dict) and data.get("display") is not None:
+            if not any(key in data for key in values):
+                return {**data, "scalars": {}, "inputs": {}, "outputs": None}
+        return data
+
+    @model_validator(mode="after")
+    def _values_or_text(self) -> "Example":
+        if self.outputs is not None:
+            return self
+        if self.display is None:
+            raise SpecValueError(
+                "outputs is empty",
+                "give each output's hand-computed value (or `reference` for drawn inputs)",
+                at="outputs",
+            )
+        given = [name for name in ("scalars", "inputs", "shapes", "hide") if getattr(self, name)]
+        given += [n for n in ("seed", "numbers", "shown") if getattr(self, n) is not None]
+        given += ["show_sizes"] if self.show_sizes else []
+        if given:
+            raise SpecValueError(
+                f"an example kept as the page's text alone (display, no outputs) takes no "
+                f"{given[0]}",
+                "drop it, or give the example's values: scalars, inputs and outputs",
+                at=given[0],
+            )
+        return self
+
+    @property
+    def text_only(self) -> bool:
+        """Kept as the page's text alone: shown as its `display`, with no values to verify."""
+        return self.outputs is None
 
     @property
     def drawn(self) -> Dict[str, Distribution]:
@@ -386,8 +448,8 @@ class Example(Strict):
 
     @property
     def hand_outputs(self) -> Dict[str, Any]:
-        """The hand-computed outputs; none when the reference gives them."""
-        return {} if self.outputs == REFERENCE_OUTPUTS else self.outputs
+        """The hand-computed outputs; none when the reference gives them (or there are none)."""
+        return {} if self.outputs in (REFERENCE_OUTPUTS, None) else self.outputs
 
 
 def _spaces(value: str) -> str:
@@ -628,7 +690,11 @@ class Spec(Strict):
     svg: Optional[str] = None  # inline SVG, or a file name next to the spec ending in .svg
     #: HTML placed after the SVG (the description stands before it)
     after_svg: Optional[str] = None
-    requirements: List[str] = Field(min_length=1)
+    #: the Implementation Requirements items; or the section's HTML as written, for a page whose
+    #: requirements are paragraphs rather than a list
+    requirements: Union[
+        Annotated[List[str], Field(min_length=1)], Annotated[str, Field(min_length=1)]
+    ]
     constraints: List[str] = Field(default_factory=list)
     #: the worked examples, in page order; `example:` (one) is read as a list of one
     examples: List[Example] = Field(min_length=1)
@@ -660,6 +726,11 @@ class Spec(Strict):
     starter_helpers: Dict[str, str] = Field(default_factory=dict)
     #: language keys whose solve lists one parameter per line (black's magic trailing comma)
     exploded_solve: List[str] = Field(default_factory=list)
+    #: the body of reference_impl_jax (jax, jnp): takes the in/inout tensors and the scalars in
+    #: solve order, returns the outputs (out and inout tensors; a tuple of them when several)
+    reference_jax: Optional[str] = None
+    #: reference_impl_jax lists one parameter per line (black's magic trailing comma)
+    exploded_reference_jax: bool = False
 
     @model_validator(mode="before")
     @classmethod
@@ -672,6 +743,11 @@ class Spec(Strict):
             data = {("examples" if k == "example" else k): v for k, v in data.items()}
             data["examples"] = [data["examples"]]
         return data
+
+    @property
+    def requirement_items(self) -> List[str]:
+        """The Implementation Requirements as list items (none where the section is HTML)."""
+        return [] if isinstance(self.requirements, str) else list(self.requirements)
 
     @property
     def example(self) -> Example:
@@ -728,6 +804,11 @@ class Spec(Strict):
     def _reference_parses(cls, v: str) -> str:
         return _check_python(v, "reference")
 
+    @field_validator("reference_jax")
+    @classmethod
+    def _reference_jax_parses(cls, v: Optional[str]) -> Optional[str]:
+        return v if v is None else _check_python(v, "reference_jax")
+
     @field_validator("reference_helpers")
     @classmethod
     def _helpers_are_functions(cls, v: Optional[str]) -> Optional[str]:
@@ -777,7 +858,15 @@ def _check_python(code: str, what: str) -> str:
 
 #: names a reference helper may not take: the methods and names challenge.py already has
 HELPER_CLASHES = frozenset(
-    {"reference_impl", "get_solve_signature", "_make", "torch", "ctypes", "ChallengeBase"}
+    {
+        "reference_impl",
+        "reference_impl_jax",
+        "get_solve_signature",
+        "_make",
+        "torch",
+        "ctypes",
+        "ChallengeBase",
+    }
 )
 
 

@@ -17,6 +17,8 @@ PARSES_OTHER_PYTHON = {
     "spec/shapes.py": "a shape's dimension expressions (2 * N, (K + 1) // 2)",
     "checks/source.py": "starter files (SourceFile.python)",
     "importer/build.py": "the assertions chgen writes, to compare them with the dropped ones",
+    "judge/oracle.py": "the spec's reference_helpers, whose `self` methods move onto a stand-in",
+    "spec/code_inputs.py": "the spec's `{code: ...}` inputs (the names they bind)",
 }
 #: modules that call SourceFile.python(), which is for starter files only
 READS_STARTERS = {"checks/starters.py"}

@@ -18,6 +18,8 @@ GOLDEN = ROOT / "tests" / "golden" / "tree"
 MEDIUM = (GENERATED, "medium/142_rms_norm_backward")
 EASY = (GOLDEN, "easy/1_vector_add")
 FP16 = (GOLDEN, "medium/58_fp16_dot_product")
+#: a challenge with a reference_impl_jax
+JAX_REF = (GENERATED, "medium/143_row_inverse_rms")
 
 
 @dataclass

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Callable, Dict, Optional
 
 import pytest
-from check_fixtures import EASY, FP16, MEDIUM, Fixture, make_fixture
+from check_fixtures import EASY, FP16, JAX_REF, MEDIUM, Fixture, make_fixture
 
 from generator.checks.registry import RULES
 
@@ -162,6 +162,11 @@ CASES: Dict[str, Case] = {
         ),
         PY,
     ),
+    "P019": Case(
+        edit(PY, "def reference_impl_jax(self, x, T, D, eps):", "def reference_impl_jax(self, x):"),
+        PY,
+        source=JAX_REF,
+    ),
     # ------------------------------------------------------------------ starters
     "S001": Case(edit(CU, 'extern "C" void solve(', 'extern "C" void solver('), CU),
     "S002": Case(edit(TRITON, "    x: torch.Tensor,", "    inp: torch.Tensor,"), TRITON),
@@ -230,6 +235,12 @@ CASES: Dict[str, Case] = {
             "weight = torch.tensor([1.0, 2.0, 0.5, 1.0], device=self.device, dtype=torch.float64)",
         ),
         PY,
+        options=DEEP,
+    ),
+    "D008": Case(
+        edit(PY, "jnp.mean(jnp.square(xf), axis=1)", "jnp.sum(jnp.square(xf), axis=1)"),
+        PY,
+        source=JAX_REF,
         options=DEEP,
     ),
     # ------------------------------------------------------------------ formatting

@@ -139,14 +139,18 @@ def test_fp16_behind_c_uint16_is_told_apart_from_bf16(tmp_path: Path):
     assert "{name: A, dtype: bfloat16, direction: in, shape: [N]}" in brain.spec_text
 
 
-def test_draws_in_another_order_are_reported_and_excused_by_case(tmp_path: Path):
-    # an extra draw before A shifts every value after it: same distribution, other values
+def test_draws_in_another_order_are_written_as_the_originals_calls(tmp_path: Path):
+    # an extra draw before A shifts every value after it: A's distribution alone would draw other
+    # values, so the case's inputs are the original's own calls, the unused draw among them
     draw = "torch.rand(3)\n            " + DRAW
     imported = import_challenge(make(tmp_path, draw=draw))
-    assert set(imported.report.approximated) == {"case_1", "case_2"}
-    assert "not the same values for a fixed seed" in imported.report.approximated["case_1"][0]
-    assert imported.equivalence.problems(imported.report.approximated) == []
-    assert imported.equivalence.problems() != []
+    assert imported.report.approximated == {}
+    assert imported.equivalence.problems() == []
+    spec = yaml.safe_load(imported.spec_text)
+    for case in spec["functional"]:
+        code = case["inputs"]["A"]["code"]
+        assert code.startswith("torch.rand(3)\n"), code
+    assert "its inputs are made by the original's own torch calls (code)" in imported.spec_text
 
 
 @pytest.mark.parametrize(
@@ -167,7 +171,7 @@ def test_a_derived_shape_is_imported_as_an_expression(tmp_path: Path):
     path.write_text(path.read_text().replace("B.copy_(A * 2.0)", "B.copy_(torch.cat([A, A]))"))
     imported = import_challenge(directory)
     assert "{name: B, dtype: float32, direction: out, shape: [2 * N]}" in imported.spec_text
-    assert imported.equivalence.problems(imported.report.approximated) == []
+    assert imported.equivalence.problems() == []
 
 
 def test_a_case_passing_another_rank_gets_its_own_shape(tmp_path: Path):
@@ -179,7 +183,7 @@ def test_a_case_passing_another_rank_gets_its_own_shape(tmp_path: Path):
     spec = yaml.safe_load(imported.spec_text)
     assert [c["shapes"] for c in spec["functional"]] == [{"A": ["N", 1]}, {"A": ["N", 1]}]
     assert "shapes" not in spec["performance"]
-    assert imported.equivalence.problems(imported.report.approximated) == []
+    assert imported.equivalence.problems() == []
 
 
 def test_a_parameter_named_out_imports_and_only_mojo_escapes_it(tmp_path: Path):

@@ -32,9 +32,14 @@ def test_an_input_set_by_item_assignment_is_its_data_not_the_fill_it_started_fro
     # `torch.zeros(N)` then `starts[i] = 1`: the assigned values, not zeros
     assert starts == [{"values": [1, 0, 0]}, {"constant": 1}, {"values": [1, 0, 1, 0, 1, 0]}]
     assert imported.generate_errors == [] and imported.equivalence.problems() == []
-    # too large for data: approximated, and the note names the assignment
-    assert spec["performance"]["inputs"]["starts"] == {"randint": [0, 2]}
-    assert "input starts drawn by code chgen cannot express (item assignment)" in (
+    # too large for data: the original's own calls, the assignment among them
+    performance = spec["performance"]["inputs"]
+    assert performance["x"] == {"uniform": [-1.0, 1.0]}  # one plain draw
+    assert performance["starts"]["code"] == (
+        "t1 = torch.zeros(N, dtype=torch.int32)\nt1[::100] = 1\nstarts = t1.to(self.device)\n"
+    )
+    assert imported.report.approximated == {}
+    assert "case performance: its inputs are made by the original's own torch calls (code)" in (
         imported.spec_text
     )
     _generates(runner, imported, tmp_path)

@@ -143,9 +143,10 @@ def test_a_performance_bullet_broken_over_lines_is_kept_as_written(runner, tmp_p
     assert "performance.bullet is false but the last constraint is no 'Performance" in result.output
 
 
-def test_an_authors_text_with_wrong_values_is_not_kept(runner, tmp_path: Path):
-    """A derivation whose output disagrees with challenge.py's reference would be refused by
-    generate (D001): the import shows that example from its values instead, and says why."""
+def test_an_authors_text_with_wrong_values_is_kept_and_said(runner, tmp_path: Path):
+    """A derivation whose output disagrees with challenge.py's reference is still the author's
+    text: the import keeps it (nothing of the page is lost), tolerates D001, which generate would
+    otherwise refuse, and says so; the values stay challenge.py's."""
     import shutil
 
     original = PAGE_FORMS / "easy" / "211_noted_scale"
@@ -158,7 +159,33 @@ def test_an_authors_text_with_wrong_values_is_not_kept(runner, tmp_path: Path):
     assert right in page.read_text()
     page.write_text(page.read_text().replace(right, "Output: y = [2.5, -5.0, 1.25, 11.0]"))
     imported = import_challenge(challenge)
-    assert all("display" not in example for example in examples_of(imported))
+    first = examples_of(imported)[0]
+    assert "y = [2.5, -5.0, 1.25, 11.0]" in first["display"]
+    assert first["outputs"] == {"y": [2.5, -5.0, 1.25, 10.0]}  # challenge.py's, verified
+    assert "D001" in yaml.safe_load(imported.spec_text)["tolerated_rules"]
     assert "its own challenge.py does not produce (D001 " in imported.spec_text
-    assert "kept as the page writes it" not in imported.spec_text
-    assert "11.0" not in regenerated_page(runner, imported, tmp_path, challenge)
+    assert "correct the page or challenge.py" in imported.spec_text
+    assert regenerated_page(runner, imported, tmp_path, challenge) == page.read_text()
+
+
+def test_2d_data_a_page_writes_in_pre_keeps_its_block_without_show_sizes(runner, tmp_path: Path):
+    """A page listing the sizes beside 2-D data in <pre>: chgen writes such data as matrices, so
+    the block is kept as `display` and no `show_sizes` is written (it would change nothing, and
+    the spec loader refuses it)."""
+    import shutil
+
+    tree = tmp_path / "public" / "challenges"
+    shutil.copytree(PAGE_FORMS.parent / "challenges" / "core", tree / "core")
+    challenge = tree / "medium" / "215_matrix_shift"
+    shutil.copytree(PAGE_FORMS / "medium" / "215_matrix_shift", challenge)
+    page = (challenge / "challenge.html").read_text()
+    start, end = page.index("<h2>Example</h2>"), page.index("<h2>Constraints</h2>")
+    block = (
+        "<h2>Example</h2>\n<pre>\nInput:  M = 2, N = 2\n        A = [[1.0, 2.0], [3.0, 4.0]]\n"
+        "        k = 2.0, b = 1.0\nOutput: B = [[3.0, 5.0], [7.0, 9.0]]\n</pre>\n\n"
+    )
+    (challenge / "challenge.html").write_text(page[:start] + block + page[end:])
+    imported = import_challenge(challenge)
+    (example,) = examples_of(imported)
+    assert "show_sizes" not in example and "M = 2, N = 2" in example["display"]
+    regenerated_page(runner, imported, tmp_path, challenge)

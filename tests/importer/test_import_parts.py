@@ -9,6 +9,7 @@ import pytest
 import torch
 import yaml
 
+from generator.challenge.case_names import comment_above
 from generator.importer import html as page
 from generator.importer import infer, pyast, writer
 from generator.importer.infer import ParamInfo
@@ -223,9 +224,8 @@ def test_source_reader_keeps_the_body_and_drops_regenerated_asserts():
     ]
     layout = source.functional
     assert layout.loop_names == {2: ["alpha", "beta"]}
-    assert (
-        pyast.comment_above(layout, layout.body_lines[1][0], layout.def_line) == "first: note one"
-    )
+    above = comment_above(layout.comments, layout.body_lines[1][0], layout.def_line)
+    assert above == "first: note one"
 
 
 @pytest.mark.parametrize(

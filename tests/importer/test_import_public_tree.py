@@ -59,6 +59,8 @@ STARTER_BREAKS = {
 #: refused, with the reason
 REFUSED = {
     "easy/41_simple_inference": "is a torch.nn.Module",
+    # its prompts are digits computed in Python from drawn numbers: 31,000 of them in one case
+    "medium/76_adder_transformer": "passes 31000 numbers made in Python to a torch call",
 }
 #: shapes that are expressions of the sizes (sliding windows, padded and strided, flattened),
 #: examples of rank 3-4, a rank that differs between cases, inf in the data, module constants the
@@ -67,7 +69,6 @@ SHAPES = {
     "medium/10_2d_convolution": "[(input_rows - kernel_rows + 1) * (input_cols - kernel_cols + 1)]",
     "medium/42_2d_max_pooling": "((H + 2 * padding - kernel_size) // stride + 1)",
     "hard/73_all_pairs_shortest_paths": ".inf",
-    "medium/76_adder_transformer": "  OUTPUT_DIGITS = 11",
     "hard/14_multi_agent_sim": "shape: [4 * N]",
     "easy/54_swiglu": "shape: [N // 2]",
     "easy/7_color_inversion": "shape: [height * width * 4]",
@@ -77,20 +78,27 @@ SHAPES = {
     "medium/18_sparse_matrix_vector_multiplication": "shapes: {A: [M, N]}",
     "medium/30_batched_matrix_multiplication": "shapes: {",
 }
-#: seeds, output starts and descriptors the spec must carry (lines of the imported spec), and
-#: whether the regenerated challenge.py draws the very same values (no case approximated)
+#: seeds, output starts, descriptors and code inputs the spec must carry (lines of the imported
+#: spec); every regenerated challenge.py draws the very same values
 CONSTRUCTS = {
     # its reference writes only the selected prefix of out: the example needs zeroed outputs
-    "medium/72_stream_compaction": (["prefill: zeros"], False),
+    "medium/72_stream_compaction": ["prefill: zeros"],
     # torch.manual_seed(42) at the top of generate_functional_test; descriptors in performance
-    "medium/82_linear_recurrence": (["    seed: 42", "  descriptors: true"], True),
+    "medium/82_linear_recurrence": ["    seed: 42", "  descriptors: true"],
     # four seeds before four cases; a seed in the performance test
-    "medium/67_moe_topk_gating": (
-        ["    seed: 42", "    seed: 123", "    seed: 456", "  seed: 789", "prefill: zeros"],
-        True,
-    ),
+    "medium/67_moe_topk_gating": [
+        "    seed: 42",
+        "    seed: 123",
+        "    seed: 456",
+        "  seed: 789",
+        "prefill: zeros",
+    ],
     # zeroed outputs, but the performance test's OutTensor starts empty
-    "medium/85_lora_linear": (["prefill: zeros", "  prefill: empty", "  descriptors: true"], False),
+    "medium/85_lora_linear": ["prefill: zeros", "  prefill: empty", "  descriptors: true"],
+    # the sparse matrix of the performance test: values scattered into zeros through a view
+    "medium/18_sparse_matrix_vector_multiplication": ["        A.view(-1)[t1] = torch.empty("],
+    # RoPE tables whose second half is the first one's, set by item assignment
+    "medium/61_rope_embedding": ["          cos[:, 32:] = cos[:, :32]"],
 }
 STARTERS = ["starter.cu", "starter.cute.py", "starter.jax.py", "starter.pytorch.py"]
 
@@ -122,7 +130,7 @@ def test_conventional_public_challenges_round_trip(name: str, runner, tmp_path: 
         tree / "core" / "challenge_base.py",
         imported.case_names,
     )
-    assert equivalence.problems(imported.report.approximated) == []
+    assert equivalence.problems() == []
 
 
 @pytest.mark.parametrize("name", sorted(STARTER_BREAKS))
@@ -140,13 +148,12 @@ def test_what_cannot_be_represented_is_refused(name: str):
 
 @pytest.mark.parametrize("name", sorted(CONSTRUCTS))
 def test_seeds_output_starts_and_descriptors_are_carried_over(name: str):
-    lines, exact = CONSTRUCTS[name]
     imported = import_challenge(public(name))
     spec_lines = imported.spec_text.splitlines()
-    for line in lines:
-        assert line in spec_lines, line
-    assert imported.equivalence.problems(imported.report.approximated) == []
-    assert (imported.equivalence.problems() == []) is exact
+    for line in CONSTRUCTS[name]:
+        assert any(written.startswith(line) for written in spec_lines), line
+    assert imported.equivalence.problems() == []
+    assert imported.report.approximated == {}
 
 
 def test_the_whole_tree_imports_in_one_command(runner, tmp_path: Path):
@@ -186,3 +193,29 @@ def test_shape_expressions_ranks_and_case_shapes_import_and_generate(
     spec = imported.write(tmp_path / "specs" / imported.spec_name)[0]
     result = runner.invoke(app, ["generate", "--out", str(tmp_path / "tree"), str(spec)])
     assert result.exit_code == 0, result.output
+
+
+def test_adopting_chgen_loses_no_page_text(runner, tmp_path: Path, monkeypatch):
+    """Adoption as a user does it, in a copy of the clone: `chgen import . --out specs`, then
+    `chgen generate --out . --force`; no page shows less text than it did, and generate has no
+    page loss to warn about."""
+    import shutil
+
+    from generator.challenge.page import describe_losses, text_losses
+
+    original = public(".").parent
+    copy = tmp_path / "adopted"
+    shutil.copytree(original, copy, ignore=shutil.ignore_patterns(".git"))
+    monkeypatch.chdir(copy)
+    imported = runner.invoke(app, ["import", ".", "--out", "specs"])
+    assert imported.exit_code == 0, imported.output
+    generated = runner.invoke(app, ["generate", "--specs", "specs", "--out", ".", "--force"])
+    assert generated.exit_code == 0, generated.output
+    assert "on disk shows text" not in generated.output
+    losing = []
+    for page in sorted((original / "challenges").glob("*/*/challenge.html")):
+        after = (copy / page.relative_to(original)).read_text(encoding="utf-8")
+        losses = text_losses(page.read_text(encoding="utf-8"), after)
+        if losses:
+            losing.append(f"{page.parent.name}: {describe_losses(losses)}")
+    assert losing == []

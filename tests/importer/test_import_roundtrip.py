@@ -8,6 +8,7 @@ starters byte-identical, the Mojo starter on the current API, and an equivalent 
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -39,13 +40,14 @@ OWN = [
     GOLDEN / "tree" / "challenges" / "medium" / "202_2d_row_sums",
 ]
 PUBLIC_STYLE = Path(__file__).parent / "fixtures" / "public_style" / "challenges"
-#: fixture -> the cases the import must report as approximated (and nothing else)
+#: fixture -> the cases whose inputs the import must write as the original's code (no other)
 PUBLIC_STYLE_CASES = {
     "easy/201_scale_vector": set(),
     "medium/202_row_rescale": {"mixed_magnitudes_folded_to_be_non_negative"},
     "medium/203_bf16_axpy": set(),
     "medium/206_scale_positives": set(),
 }
+CODED = re.compile(r"^case (\w+): its inputs are made by the original's own torch calls")
 BYTE_IDENTICAL_STARTERS = [f for f in FILES if f.startswith("starter/") and not f.endswith("mojo")]
 
 
@@ -87,9 +89,9 @@ def test_own_trees_come_back_byte_identical(challenge: Path, runner, tmp_path: P
 def test_public_style_challenges_round_trip(fixture: str, runner, tmp_path: Path):
     challenge = PUBLIC_STYLE / fixture
     imported = import_challenge(challenge)
-    assert set(imported.report.approximated) == PUBLIC_STYLE_CASES[fixture]
-    for reasons in imported.report.approximated.values():
-        assert any("approximated by" in reason for reason in reasons)
+    assert imported.report.approximated == {}
+    coded = {m.group(1) for m in map(CODED.match, imported.report.lines()) if m}
+    assert coded == PUBLIC_STYLE_CASES[fixture]
     written = imported.write(tmp_path / "specs" / imported.spec_name)
     generate(runner, written[0], tmp_path / "tree")
     regenerated = tmp_path / "tree" / "challenges" / challenge.parent.name / challenge.name
@@ -108,10 +110,7 @@ def test_public_style_challenges_round_trip(fixture: str, runner, tmp_path: Path
         tmp_path / "tree" / "challenges" / "core" / "challenge_base.py",
         names=imported.case_names,
     )
-    assert equivalence.problems(imported.report.approximated) == []
-    # the excuse covers values only: without it, the approximated cases do differ
-    if imported.report.approximated:
-        assert equivalence.problems() != []
+    assert equivalence.problems() == []
 
 
 def test_a_public_style_spec_says_what_it_dropped(tmp_path: Path):
@@ -189,5 +188,6 @@ def test_the_example_is_verified_with_outputs_started_as_the_prefill_says(runner
     spec.write_text(imported.spec_text.replace("prefill: zeros\n", ""))
     result = runner.invoke(app, ["generate", "--out", str(tmp_path / "tree"), str(spec)])
     assert result.exit_code == 1
-    assert "expected out[1] = 0, but the reference never writes it: it still holds NaN" in result.output
+    said = "expected out[1] = 0, but the reference never writes it: it still holds NaN"
+    assert said in result.output
     assert "Traceback" not in result.output

@@ -13,9 +13,10 @@ import time
 import pytest
 import torch
 
+from generator.isolation.probe import Mode, probe
+from generator.isolation.process import OutputTail, descendants, kill_tree
+from generator.isolation.solution import python_paths, solution_argv, solution_env
 from generator.judge.cache import Cache
-from generator.judge.process import OutputTail, descendants, kill_tree
-from generator.judge.sandbox import Mode, bwrap_argv, probe, python_paths, solution_env
 from tests.judge.common import CHALLENGE_142, ROOT
 
 
@@ -77,7 +78,7 @@ def test_the_sandbox_binds_neither_the_checkout_nor_the_home():
     paths = python_paths()
     for path in paths:
         assert not ROOT.is_relative_to(path), path  # no folder above or equal to the checkout
-    argv = bwrap_argv(paths, {}, "cpu")
+    argv = solution_argv(paths, {}, "cpu")
     assert str(CHALLENGE_142) not in argv
     assert "--unshare-net" in argv or "--unshare-all" in argv
 
@@ -95,7 +96,7 @@ def test_in_the_sandbox_the_challenge_cannot_be_read():
 
         pytest.skip(f"no sandbox here: {mode.describe()}")
     check = f"import os; print(os.path.exists({str(CHALLENGE_142 / 'challenge.py')!r}))"
-    argv = bwrap_argv(python_paths(), {}, "cpu") + ["--", sys.executable, "-c", check]
+    argv = solution_argv(python_paths(), {}, "cpu") + ["--", sys.executable, "-c", check]
     done = subprocess.run(argv, capture_output=True, text=True, timeout=120)
     assert done.stdout.strip() == "False", done.stderr
     assert isinstance(mode, Mode)
@@ -124,18 +125,18 @@ def _pairs(argv):
 
 
 def test_the_gpu_sandbox_binds_the_device_nodes_and_what_cuda_reads(monkeypatch):
-    import generator.sandbox as box
+    import generator.isolation.bwrap as box
 
     nodes = ["/dev/nvidia-uvm", "/dev/nvidia0", "/dev/nvidiactl"]
     monkeypatch.setattr(box.glob, "glob", lambda pattern: nodes if "nvidia" in pattern else [])
-    gpu = bwrap_argv(python_paths(), {}, "cuda:0")
+    gpu = solution_argv(python_paths(), {}, "cuda:0")
     for node in nodes:
         assert ("--dev-bind", node, node) in _pairs(gpu)
     for path in box.GPU_READABLE:
         assert ("--ro-bind-try", path, path) in _pairs(gpu)
     assert "--unshare-pid" in gpu and "--unshare-net" in gpu and "--unshare-ipc" in gpu
     assert str(CHALLENGE_142) not in gpu
-    cpu = bwrap_argv(python_paths(), {}, "cpu")
+    cpu = solution_argv(python_paths(), {}, "cpu")
     assert "--dev-bind" not in cpu and ("--ro-bind-try", "/sys", "/sys") not in _pairs(cpu)
     # the CPU's view is the GPU's without the device parts
     device_parts = [("--dev-bind", n, n) for n in nodes]
@@ -148,27 +149,27 @@ def test_the_gpu_sandbox_binds_the_device_nodes_and_what_cuda_reads(monkeypatch)
 
 
 def test_the_gpu_probe_opens_the_handle_in_the_solutions_own_sandbox(monkeypatch):
-    import generator.sandbox as box
-    from generator.judge import gpu_probe
+    import generator.isolation.bwrap as box
+    from generator.isolation import gpu_probe
 
     monkeypatch.setattr(box.glob, "glob", lambda pattern: ["/dev/nvidia0"])
     argv = gpu_probe.child_argv("cuda:1", b"\x01" * 64, 65534)
     split = argv.index("--")
-    assert argv[:split] == bwrap_argv(sandbox_binds(), {}, "cuda:1")
+    assert argv[:split] == solution_argv(sandbox_binds(), {}, "cuda:1")
     assert argv[split + 1 :] == [
-        sys.executable, "-m", "generator.judge.gpu_probe", "open", "cuda:1", "01" * 64, "65534"
+        sys.executable, "-m", "generator.isolation.gpu_probe", "open", "cuda:1", "01" * 64, "65534"
     ]  # fmt: skip
     assert gpu_probe.ordinal_of("cuda:1") == 1 and gpu_probe.ordinal_of("cuda") == 0
 
 
 def sandbox_binds():
-    from generator.judge.sandbox import solution_binds
+    from generator.isolation.solution import solution_binds
 
     return solution_binds()
 
 
 def test_the_gpu_probes_answer_is_read_from_its_last_json_line():
-    from generator.judge.gpu_probe import read_verdict
+    from generator.isolation.gpu_probe import read_verdict
 
     assert read_verdict(0, 'noise\n{"ok": true}\n', b"") is None
     failed = read_verdict(0, '{"ok": false, "reason": "CUDA IPC in the sandbox failed: 1"}', b"")
@@ -179,9 +180,9 @@ def test_the_gpu_probes_answer_is_read_from_its_last_json_line():
 
 
 def test_a_failed_gpu_probe_leaves_gpu_solutions_unsandboxed_with_its_reason(monkeypatch, capsys):
-    import generator.judge.gpu_probe as gpu_probe
+    import generator.isolation.gpu_probe as gpu_probe
+    import generator.isolation.probe as probing
     import generator.judge.runner as runner
-    import generator.judge.sandbox as judge_sandbox
     from generator.judge.runner import Job
 
     calls = []
@@ -190,8 +191,8 @@ def test_a_failed_gpu_probe_leaves_gpu_solutions_unsandboxed_with_its_reason(mon
         calls.append(device)
         return "CUDA IPC in the sandbox failed: RuntimeError: CUDA driver error 1"
 
-    monkeypatch.setattr(judge_sandbox, "_MODES", {})
-    monkeypatch.setattr(judge_sandbox.sandbox, "bwrap_missing", lambda: None)
+    monkeypatch.setattr(probing, "_MODES", {})
+    monkeypatch.setattr(probing.bwrap, "bwrap_missing", lambda: None)
     monkeypatch.setattr(gpu_probe, "ipc_failure", failing)
     monkeypatch.setattr(runner, "_SAID_UNSANDBOXED", False)
     job = Job(CHALLENGE_142, CHALLENGE_142 / "starter" / "starter.pytorch.py", "pytorch")
@@ -203,18 +204,18 @@ def test_a_failed_gpu_probe_leaves_gpu_solutions_unsandboxed_with_its_reason(mon
     said = capsys.readouterr().err
     assert said.count("unsandboxed (CUDA IPC in the sandbox failed") == 1, said
     # a probe that works sandboxes GPU solutions as the solution's user; the CPU is untouched
-    monkeypatch.setattr(judge_sandbox, "_MODES", {"cpu": Mode("bwrap", 65534)})
+    monkeypatch.setattr(probing, "_MODES", {"cpu": Mode("bwrap", 65534)})
     monkeypatch.setattr(gpu_probe, "ipc_failure", lambda device, uid: None)
     assert probe(device="cuda").sandboxed and probe(device="cpu") == Mode("bwrap", 65534)
     assert probe(use_sandbox=False, device="cuda").uid is None
 
 
 def test_without_bubblewrap_the_gpu_is_not_probed(monkeypatch):
-    import generator.judge.gpu_probe as gpu_probe
-    import generator.judge.sandbox as judge_sandbox
+    import generator.isolation.gpu_probe as gpu_probe
+    import generator.isolation.probe as probing
 
-    monkeypatch.setattr(judge_sandbox, "_MODES", {})
-    monkeypatch.setattr(judge_sandbox.sandbox, "bwrap_missing", lambda: "bubblewrap is not here")
+    monkeypatch.setattr(probing, "_MODES", {})
+    monkeypatch.setattr(probing.bwrap, "bwrap_missing", lambda: "bubblewrap is not here")
     monkeypatch.setattr(gpu_probe, "ipc_failure", lambda device, uid: pytest.fail("probed"))
     assert probe(device="cuda").describe() == "unsandboxed (bubblewrap is not here), as this user"
 
@@ -235,9 +236,9 @@ def _judge_on_the_gpu(name, judge_cache):
 @pytest.mark.slow
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
 def test_on_the_gpu_the_probe_opens_a_judge_exported_ipc_handle_in_the_sandbox():
-    from generator.judge.gpu_probe import ipc_failure
-    from generator.judge.process import solution_uid
-    from generator.sandbox import bwrap_missing
+    from generator.isolation.bwrap import bwrap_missing
+    from generator.isolation.gpu_probe import ipc_failure
+    from generator.isolation.limits import solution_uid
 
     if bwrap_missing():
         pytest.skip(bwrap_missing())

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import pytest
 
+from generator.isolation.solution import solution_env
 from generator.judge import proofs
 from generator.judge import verdicts as V
 from generator.judge.commands import CommandError, _ranks, challenge_gpus
 from generator.judge.plan import Plan, PlanChallenge, PlanJob, plan_from_specs, resolve_specs
 from generator.judge.ranks import RANK_ENV
 from generator.judge.report import forced_ranks, ranks_line
-from generator.judge.sandbox import solution_env
 from generator.judge.suite import SuiteOptions, expectation, run_plan
 from tests.judge.common import CHALLENGE_142, FIXTURES, ROOT
 

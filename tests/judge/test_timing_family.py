@@ -140,3 +140,24 @@ def test_only_a_baseline_may_return_its_outputs_or_prepare(judge_cache):
                   judge_cache)  # fmt: skip
     assert wrong["verdict"] == "wrong_answer"
     assert "solve returned 2 tensor(s); expected 1 (C)" in wrong["message"]
+
+
+def test_each_empty_call_of_the_calibration_follows_the_workers_own_work():
+    """The empty calls pass the GPU from the worker to the solution's process, as timed calls do
+    after the worker's flush: `before` runs ahead of every one, outside its round trip."""
+    from generator.judge.rounds import CALIBRATION_CALLS, CALIBRATION_WARMUP, calibrate
+
+    events = []
+
+    class Process:
+        def request(self, message, timeout, where):
+            events.append(("call", message["op"], message["isolate"]))
+            return {"ok": True, "ms": 0.0}
+
+    found = calibrate(Process(), 5.0, lambda: events.append(("before",)))
+    per_mode = CALIBRATION_WARMUP + CALIBRATION_CALLS
+    assert sorted(found) == [False, True]
+    assert events[0::2] == [("before",)] * (2 * per_mode)
+    assert events[1::2] == [("call", "calibrate", False)] * per_mode + [
+        ("call", "calibrate", True)
+    ] * per_mode

@@ -21,6 +21,13 @@ class Challenge(ChallengeBase):
         xf = x.to(inv_rms.dtype)
         inv_rms.copy_(torch.rsqrt(xf.square().mean(dim=1) + eps))
 
+    def reference_impl_jax(self, x, T, D, eps):
+        import jax
+        import jax.numpy as jnp
+
+        xf = x.astype(jnp.float32)
+        return jax.lax.rsqrt(jnp.mean(jnp.square(xf), axis=1) + eps)
+
     def get_solve_signature(self) -> Dict[str, tuple]:
         return {
             "x": (ctypes.POINTER(ctypes.c_uint16), "in"),

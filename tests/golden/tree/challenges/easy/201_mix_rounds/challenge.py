@@ -29,6 +29,14 @@ class Challenge(ChallengeBase):
 
         out.copy_(self._mix_rounds(x.to(torch.int64), R).to(torch.int32))
 
+    def reference_impl_jax(self, x, N, R):
+        import jax.numpy as jnp
+
+        v = x
+        for _ in range(R):
+            v = mix_round(v)
+        return v.astype(jnp.int32)
+
     def get_solve_signature(self) -> Dict[str, tuple]:
         return {
             "x": (ctypes.POINTER(ctypes.c_int), "in"),

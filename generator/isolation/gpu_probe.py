@@ -6,8 +6,8 @@ the solution's user, a child that opens the handle (`cuIpcOpenMemHandle`) and wr
 exporter then reads back. Only that round trip proves the sandbox works for CUDA (a gVisor or
 container runtime may refuse what bare bubblewrap allows). Torch is not imported on either side.
 
-    python -m generator.judge.gpu_probe export DEVICE UID        # prints one JSON line
-    python -m generator.judge.gpu_probe open DEVICE HANDLE_HEX UID   # in the sandbox
+    python -m generator.isolation.gpu_probe export DEVICE UID        # prints one JSON line
+    python -m generator.isolation.gpu_probe open DEVICE HANDLE_HEX UID   # in the sandbox
 """
 
 from __future__ import annotations
@@ -18,10 +18,21 @@ import subprocess
 import sys
 from typing import List, Optional
 
+from generator.isolation.channel import Refused, decode
+from generator.isolation.solution import (
+    SCRATCH,
+    solution_argv,
+    solution_binds,
+    solution_process_env,
+)
+from generator.resources import PACKAGE_DIR
+
 #: The value the sandboxed child writes (a word the fresh allocation cannot hold by chance).
 MAGIC = 0x5EC0DE42
 #: Seconds the whole probe may take (two CUDA initialisations and bubblewrap's start).
 PROBE_SECONDS = 120.0
+#: the longest answer line the exporter may print
+MAX_ANSWER = 4096
 
 
 def ordinal_of(device: str) -> int:
@@ -31,22 +42,18 @@ def ordinal_of(device: str) -> int:
 
 def child_argv(device: str, handle: bytes, uid: Optional[int]) -> List[str]:
     """The sandboxed opener's command line: the solution's own sandbox, then this module."""
-    from generator.judge.sandbox import bwrap_argv, solution_binds
-
-    command = [sys.executable, "-m", "generator.judge.gpu_probe", "open", device, handle.hex()]
-    return bwrap_argv(solution_binds(), {}, device) + ["--"] + command + [str(uid or "")]
+    command = [sys.executable, "-m", "generator.isolation.gpu_probe", "open", device, handle.hex()]
+    return solution_argv(solution_binds(), {}, device) + ["--"] + command + [str(uid or "")]
 
 
 def ipc_failure(device: str, uid: Optional[int]) -> Optional[str]:
     """Run the probe in a fresh exporter process; why the sandbox cannot take GPU solutions here,
     or None where it can."""
-    from generator.judge.cache import PACKAGE_ROOT
-
     env = dict(os.environ)  # the exporter is the judge's side
     env["PYTHONPATH"] = os.pathsep.join(
-        filter(None, [str(PACKAGE_ROOT.parent), env.get("PYTHONPATH")])
+        filter(None, [str(PACKAGE_DIR.parent), env.get("PYTHONPATH")])
     )
-    argv = [sys.executable, "-m", "generator.judge.gpu_probe", "export", device, str(uid or "")]
+    argv = [sys.executable, "-m", "generator.isolation.gpu_probe", "export", device, str(uid or "")]
     try:
         done = subprocess.run(
             argv,
@@ -65,10 +72,10 @@ def read_verdict(returncode: int, stdout: str, stderr: bytes) -> Optional[str]:
     """The exporter's answer: its JSON line, else what its exit and stderr say."""
     for line in reversed(stdout.splitlines()):
         try:
-            answer = json.loads(line)
-        except ValueError:
+            answer = decode(line.encode(), MAX_ANSWER)
+        except Refused:
             continue
-        if isinstance(answer, dict) and "ok" in answer:
+        if "ok" in answer:
             return None if answer["ok"] else str(answer.get("reason") or "no reason given")[:300]
     tail = stderr.decode(errors="replace").strip().splitlines()
     return f"the GPU sandbox probe exited with status {returncode}" + (
@@ -78,9 +85,8 @@ def read_verdict(returncode: int, stdout: str, stderr: bytes) -> Optional[str]:
 
 def export(device: str, uid: Optional[int]) -> dict:
     """The exporter's side (in a process hardened like the worker)."""
+    from generator.isolation.process import harden_worker
     from generator.judge.cuda_driver import Driver
-    from generator.judge.process import harden_worker
-    from generator.judge.sandbox import SCRATCH, solution_process_env
 
     harden_worker(device, sandboxed=True)
     driver = Driver()
@@ -115,8 +121,8 @@ def export(device: str, uid: Optional[int]) -> dict:
 
 def open_and_write(device: str, handle_hex: str, uid: Optional[int]) -> None:
     """The sandboxed child's side: become the solution's user, open the handle, write MAGIC."""
+    from generator.isolation.limits import drop_to
     from generator.judge.cuda_driver import Driver
-    from generator.judge.solver import drop_to
 
     if uid is not None:
         drop_to(uid)

@@ -1,18 +1,17 @@
-"""Process trees and the limits an untrusted solution runs under (no torch here).
+"""Process trees of children that run foreign code: find them, watch them, end them (no torch).
 
 The judge worker makes itself a child subreaper, so every process its solution starts (also one
 that calls `setsid` and whose parent exits) stays among its descendants; `kill_tree` stops the
-root, then kills descendants until none is left, then the root itself. The solution's own
-process gets hard resource limits before any of its code runs (a lowered hard limit cannot be
-raised again): processes, file size, no core dumps, and on the CPU the address space.
+root, then kills descendants until none is left, then the root itself. A spec-code child runs in
+a session of its own and is ended with its process group (`kill_group`).
 """
 
 from __future__ import annotations
 
 import ctypes
 import os
-import resource
 import signal
+import subprocess
 import threading
 import time
 from collections import deque
@@ -22,14 +21,8 @@ from typing import Dict, List, Optional
 PR_SET_PDEATHSIG = 1
 PR_SET_DUMPABLE = 4
 PR_SET_CHILD_SUBREAPER = 36
-GIB = 1 << 30
-#: Processes and threads (Linux counts both) the solution may add to what its user runs.
-PROCESS_LIMIT = 512
-#: Largest file the solution may write (its scratch space is small anyway).
-FILE_SIZE_LIMIT = 256 << 20
 #: Bytes of the solution's stdout/stderr that are kept (the tail); the rest is only counted.
 OUTPUT_TAIL = 16 << 10
-NOBODY = 65534
 
 
 def _prctl(option: int, value: int) -> bool:
@@ -63,15 +56,6 @@ def harden_worker(device: str, sandboxed: bool) -> None:
 
 def die_with_parent() -> bool:
     return _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-
-
-def default_memory_limit() -> int:
-    """A quarter of the machine's memory (at least 2 GiB): several workers run side by side."""
-    try:
-        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (ValueError, OSError):
-        total = 16 * GIB
-    return max(2 * GIB, total // 4)
 
 
 def _parents() -> Dict[int, int]:
@@ -140,6 +124,42 @@ def reap_children() -> None:
             return
 
 
+def kill_group(proc: subprocess.Popen) -> None:
+    """Kill the process group `proc` leads (a child started in a session of its own)."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def stop_process(proc: subprocess.Popen) -> None:
+    """Kill `proc` and everything below it, and reap it."""
+    kill_tree(proc.pid)
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        pass
+
+
+def signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
+def exit_signal(returncode: Optional[int], sandboxed: bool) -> Optional[int]:
+    """The signal that ended a child, if one did: a negative return code, or, from inside
+    bubblewrap (which passes a signal on as 128 + its number), a code above 128."""
+    if returncode is None:
+        return None
+    if returncode < 0:
+        return -returncode
+    if sandboxed and returncode > 128:
+        return returncode - 128
+    return None
+
+
 def tree_usage(root: int) -> tuple:
     """(resident bytes, processes) of `root` and its descendants."""
     pids = [root] + descendants(root)
@@ -165,36 +185,6 @@ def user_processes(uid: int) -> int:
             except OSError:
                 continue
     return count
-
-
-def solution_uid() -> Optional[int]:
-    """As root, the solution runs as `nobody`: root ignores RLIMIT_NPROC, and nobody can neither
-    signal nor read the judge's processes and files."""
-    return NOBODY if os.geteuid() == 0 else None
-
-
-def process_limit(uid: int) -> int:
-    """RLIMIT_NPROC counts every task of the user: what it runs now plus the solution's share."""
-    return user_processes(uid) + PROCESS_LIMIT
-
-
-def virtual_size() -> int:
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmSize:"):
-            return int(line.split()[1]) * 1024
-    return 0
-
-
-def limit_this_process(nproc: int, address_space: Optional[int]) -> None:
-    """The solution's process limits itself before loading the solution: a lowered hard limit
-    cannot be raised again. `address_space` is added to what is mapped now (torch included)."""
-    die_with_parent()
-    resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
-    resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_SIZE_LIMIT, FILE_SIZE_LIMIT))
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    if address_space is not None:
-        total = virtual_size() + address_space
-        resource.setrlimit(resource.RLIMIT_AS, (total, total))
 
 
 class OutputTail:
