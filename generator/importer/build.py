@@ -777,7 +777,7 @@ def _exact_inputs(
     spec_name: str,
     svg_name: Optional[str],
     svg_text: Optional[str],
-    keep: Optional[str],
+    page_text: Optional[str],
     before: Report,
     result: ImportResult,
 ) -> ImportResult:
@@ -825,7 +825,7 @@ def _exact_inputs(
                 "an index), so its code draws on the CPU and moves the inputs to self.device "
                 "(P016 tolerated): the values it fixes hold on every device"
             )
-        result = _finish(read, data, spec_name, svg_name, svg_text, keep, report)
+        result = _finish(read, data, spec_name, svg_name, svg_text, page_text, report)
     if not _inexact(result):
         return result
     problems = result.equivalence.problems()
