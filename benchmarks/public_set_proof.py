@@ -378,6 +378,9 @@ def markdown(results: Dict[str, Any]) -> str:
         f"{_cell(s['mutation_score_median'], '.1%')}; {s['challenges_with_survivors']} "
         "challenge(s) with mistakes the tests miss",
         f"- References timed on the performance case: {s['timed']}",
+        "- Cases left out (a tensor over --cpu-max-elements): "
+        + (", ".join(f"{c['challenge']} ({c['skipped_cases']})" for c in results["challenges"]
+                     if c.get("skipped_cases")) or "none"),  # fmt: skip
         "",
         "## Starters by language",
         "",
