@@ -18,10 +18,8 @@ ENTRIES = (
     "segfault.pytorch.py",
     "os_exit.pytorch.py",
     "infinite_loop.pytorch.py",
-    "raises.pytorch.py",
     "write_past_output.pytorch.py",
     "orphan_setsid.pytorch.py",
-    "accumulates.pytorch.py",
 )
 
 
