@@ -58,7 +58,7 @@ def changed_values(files: dict) -> dict:
         "accuracy_floor": {"factor": 2},
         "mutant": True,
         "reference": True,
-        "audit": True,
+        "derived": True,
         "baseline": True,
         "variants": [{"name": "all_zeros", "entry": "solve_all_zeros"}],
         "memory_limit": 1 << 30,
