@@ -67,7 +67,7 @@ def test_spec_code_attacks_are_positioned_errors(workdir, runner, monkeypatch):
         name = f"specs/{number}_{slug}.yaml"
         (workdir / name).write_text(text)
         expected[name] = (reference_line(text), message)
-    before = (workdir / "generated" / ".chgen-manifest.json").read_text()
+    before = (workdir / "generated" / ".chgen" / "manifest.json").read_text()
     for args in (["generate"], ["generate", "--check"]):
         result = runner.invoke(app, args + sorted(expected))
         assert result.exit_code == 1, result.output
@@ -78,7 +78,7 @@ def test_spec_code_attacks_are_positioned_errors(workdir, runner, monkeypatch):
             assert len(mine) == 1 and message in mine[0], (name, result.output)
             assert LINE_RE.match(mine[0])
         assert "Traceback" not in result.output
-    assert (workdir / "generated" / ".chgen-manifest.json").read_text() == before
+    assert (workdir / "generated" / ".chgen" / "manifest.json").read_text() == before
 
 
 def test_chgen_check_runs_spec_code_in_the_child_too(workdir, runner, monkeypatch):
