@@ -32,6 +32,8 @@ err = Console(stderr=True, highlight=False, soft_wrap=True, markup=False, emoji=
 
 SPECS_DIR = Path("specs")
 TREE_DIR = Path("generated")
+#: generator/judge/derived.py's default (the CLI imports no judge module at start-up)
+DEFAULT_MUTANTS = 12
 
 
 def fail(message: str, code: int = 1) -> None:
@@ -372,18 +374,45 @@ def test_cmd(
         None, "--seeds", help="Seeds every solution must pass: a list (0,1,2,3,4) or a count (5)."
     ),
     kinds: List[str] = typer.Option(
-        [], "--kind", help="Only these jobs: starter, solution, baseline, mutant, reference."
+        [],
+        "--kind",
+        help="Only these jobs: starter, solution, baseline, mutant, reference, "
+        "derived, reference_solution.",
     ),
     arch: Optional[str] = typer.Option(None, "--arch", help="CUDA/Mojo target, e.g. sm_90."),
     rerun: bool = typer.Option(False, "--rerun", help="Ignore cached results."),
-    specs_dir: Path = typer.Option(SPECS_DIR, "--specs", help="Folder of specs."),
-    tree_dir: Path = typer.Option(TREE_DIR, "--tree", help="Generated tree."),
+    specs_dir: Optional[Path] = typer.Option(
+        None, "--specs", help="Folder of specs (default: specs/)."
+    ),
+    tree_dir: Optional[Path] = typer.Option(
+        None,
+        "--tree",
+        help="The challenge tree (default: generated/). Without --specs: every challenge of "
+        "the tree (or those named by id or directory), read from its files, no spec needed.",
+    ),
     solutions_dir: Path = typer.Option(Path("solutions"), "--solutions", help="Solutions."),
+    mutants: int = typer.Option(
+        DEFAULT_MUTANTS,
+        "--mutants",
+        help="Mistakes derived from each reference_impl (besides the generic wrong outputs).",
+    ),
+    warm: bool = typer.Option(
+        False,
+        "--warm",
+        help="Correctness runs on warm workers (torch imported once per worker, jobs streamed).",
+    ),
+    derive: bool = typer.Option(
+        True,
+        "--derive/--no-derive",
+        help="Also judge the reference as a solution, audit the tolerance and judge the "
+        "derived mistakes.",
+    ),
     cpu_max_elements: Optional[int] = CPU_MAX_ELEMENTS,
     ranks: Optional[int] = RANKS,
 ) -> None:
-    """Judge every starter, solution and mutant of our challenges, check the reference against
-    the float64 oracle and the accuracy floor; print the tables, write a JSON report."""
+    """Judge every starter, solution and mutant of our challenges (or of any tree), the
+    reference as a solution and the mistakes derived from it, check the reference against the
+    float64 oracle and half precision; print the tables, write a JSON report."""
     from generator.judge.commands import CommandError, TestArgs, parse_seeds, test_command
 
     try:
@@ -404,9 +433,12 @@ def test_cmd(
         seed=seed,
         arch=arch,
         rerun=rerun,
-        specs_dir=specs_dir,
-        tree_dir=tree_dir,
+        specs_dir=specs_dir or SPECS_DIR,
+        tree_dir=tree_dir or TREE_DIR,
         solutions_dir=solutions_dir,
+        tree_mode=tree_dir is not None and specs_dir is None,
+        mutants=mutants if derive else None,
+        warm=warm,
         seeds=seed_list,
         kinds=list(kinds or []),
         cpu_max_elements=cpu_max_elements,

@@ -20,13 +20,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, List
 
+from generator.judge.precision import HALF
 from generator.spec.loader import LoadedSpec
 from generator.spec.yamlpos import SpecError
 
 #: the seed the judge draws the cases of its first run with (`chgen test --seeds`' first)
 SEED = 0
-#: the half precision a float32 challenge's tolerance must tell apart from float32
-HALF = "float16"
 
 
 @dataclass(frozen=True)
@@ -45,12 +44,11 @@ def check_tolerance(loaded: LoadedSpec, challenge_dir: Path) -> List[SpecError]:
     spec = loaded.spec
     if spec.oracle is None:
         return []
-    import torch
-
     from generator.judge.cases import example_and_functional
     from generator.judge.challenge import load_challenge
     from generator.judge.oracle import Oracle
     from generator.judge.plan import oracle_entry
+    from generator.judge.precision import cast, run_on
     from generator.judge.signature import params_from_signature
 
     challenge = load_challenge(challenge_dir, "cpu")
@@ -80,7 +78,7 @@ def check_tolerance(loaded: LoadedSpec, challenge_dir: Path) -> List[SpecError]:
                 )
             ]
         try:
-            computed = _run(challenge.reference_impl, case.values, outputs, torch)
+            computed = run_on(challenge.reference_impl, case.values, outputs)
         except Exception as exc:
             return [
                 SpecError(
@@ -92,7 +90,7 @@ def check_tolerance(loaded: LoadedSpec, challenge_dir: Path) -> List[SpecError]:
         own.append(_deviation(case.name, computed, truth, spec.atol, spec.rtol))
         if half is not None:
             try:
-                low = _run(half, _narrowed(case.values, torch), outputs, torch)
+                low = run_on(half, cast(case.values, HALF), outputs)
             except Exception:  # an op without a float16 kernel on the CPU: nothing to tell
                 half = None
                 continue
@@ -115,9 +113,9 @@ def _oracle_failed(loaded: LoadedSpec, where: str, exc: Exception) -> SpecError:
 def _all_float32(spec: Any) -> bool:
     """Every floating tensor of the signature is float32 (and there is one)."""
     from generator.dtypes import lookup
+    from generator.judge.precision import all_float32
 
-    floats = [p.dtype for p in spec.signature if p.is_tensor and lookup(p.dtype).is_float]
-    return bool(floats) and set(floats) == {"float32"}
+    return all_float32(p.dtype for p in spec.signature if p.is_tensor and lookup(p.dtype).is_float)
 
 
 def _half_reference(loaded: LoadedSpec) -> Any:
@@ -131,20 +129,6 @@ def _half_reference(loaded: LoadedSpec) -> Any:
     names = [p.name for p in spec.signature]
     namespace: Dict[str, Any] = {"torch": torch, "math": math}
     return reference_function(spec.reference, spec.reference_helpers, names, namespace)
-
-
-def _narrowed(values: Dict[str, Any], torch: Any) -> Dict[str, Any]:
-    dtype = getattr(torch, HALF)
-    return {
-        k: v.to(dtype) if isinstance(v, torch.Tensor) and v.dtype.is_floating_point else v
-        for k, v in values.items()
-    }
-
-
-def _run(function: Any, values: Dict[str, Any], outputs: List[str], torch: Any) -> Dict[str, Any]:
-    copies = {k: v.clone() if isinstance(v, torch.Tensor) else v for k, v in values.items()}
-    function(**copies)
-    return {name: copies[name] for name in outputs}
 
 
 def _deviation(

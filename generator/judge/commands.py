@@ -235,6 +235,13 @@ class TestArgs:
     ranks: Optional[int] = None
     #: only the jobs whose id matches one of these shell patterns (fnmatch); empty: all
     only: List[str] = field(default_factory=list)
+    #: `--tree` without `--specs`: every challenge of the tree, read from its files
+    tree_mode: bool = False
+    #: mistakes derived from each reference_impl (generator/judge/derived.py); None: derive
+    #: nothing (no reference solution, no audit, no derived mistakes)
+    mutants: Optional[int] = None
+    #: correctness runs on warm workers (generator/judge/pool.py)
+    warm: bool = False
 
 
 def parse_seeds(text: Optional[str], seed: int) -> Optional[List[int]]:
@@ -257,11 +264,17 @@ def parse_seeds(text: Optional[str], seed: int) -> Optional[List[int]]:
 
 
 def live_plan(args: TestArgs, cache: Cache) -> Any:
-    from generator.judge.plan import PlanError, plan_from_specs, resolve_specs
+    from generator.judge.plan import PlanError, plan_from_specs, plan_from_tree, resolve_specs
 
+    if args.mutants is not None and args.mutants < 0:
+        raise CommandError("--mutants must be 0 or more")
+    work = cache.root / "plan"
     try:
-        paths = resolve_specs(args.specs, args.specs_dir)
-        plan = plan_from_specs(paths, args.tree_dir, args.solutions_dir, cache.root / "plan")
+        if args.tree_mode:
+            plan = plan_from_tree(args.tree_dir, args.specs, work, args.mutants)
+        else:
+            paths = resolve_specs(args.specs, args.specs_dir)
+            plan = plan_from_specs(paths, args.tree_dir, args.solutions_dir, work, args.mutants)
     except PlanError as exc:
         raise CommandError(str(exc)) from None
     return only_ids(only_kinds(plan, args.kinds), args.only)
@@ -360,6 +373,7 @@ def run_suite(
     err: Any,
     title: str = "chgen test",
 ) -> Dict[str, Any]:
+    from generator.judge.derived_proofs import print_derived
     from generator.judge.proofs import all_failures, all_warnings, collect, print_proofs
     from generator.judge.report import copy_bandwidth, print_table
     from generator.judge.suite import SuiteOptions, run_plan, summary
@@ -386,6 +400,7 @@ def run_suite(
         progress=progress,
         cpu_max_elements=args.cpu_max_elements,
         ranks=args.ranks,
+        warm=args.warm,
     )
     started = time.time()
     if args.deadline_s is not None:
@@ -394,6 +409,7 @@ def run_suite(
     print_table(rows, console, title)
     proofs = collect(plan, rows)
     print_proofs(proofs, console)
+    print_derived(proofs, console)
     built_with = (plan.meta.get("build_machine") or {}) if args.prebuilt else {}
     result_summary = summary(rows, started)
     result_summary["proof_failures"] = all_failures(proofs)

@@ -384,16 +384,24 @@ class Judge:
             return self.ranks.survived(f"survived all {len(cases)} functional case(s)")
         return V.PASS, f"survived all {len(cases)} functional case(s)"
 
-    def mutant_case(self, solution: Any, case: Any) -> Dict[str, Any]:
+    def mutant_case(
+        self,
+        solution: Any,
+        case: Any,
+        expected: Optional[Dict[str, Any]] = None,
+        into: Optional[List[Dict[str, Any]]] = None,
+    ) -> Dict[str, Any]:
         """A case catches a mutant when an output's error/tolerance exceeds 1, the call raises,
-        an output is left at its pre-fill, or the guards or inputs were disturbed."""
+        an output is left at its pre-fill, or the guards or inputs were disturbed. `expected`:
+        the reference's outputs when already computed; `into`: where the entry goes (default:
+        the report's cases)."""
         from generator.judge.oracle import encode, left_prefill, tolerance_ratio
 
         self.result.progress("case", self.timeout, case.name)
         started = time.perf_counter()
         entry: Dict[str, Any] = {"name": case.name, "elements": case.elements()}
-        self.result.data["cases"].append(entry)
-        expected = self.reference(case.values)
+        (self.result.data["cases"] if into is None else into).append(entry)
+        expected = self.reference(case.values) if expected is None else expected
         guarded = self.guarded_case(case, self.seed)
         self.sync()
         try:

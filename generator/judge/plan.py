@@ -16,7 +16,7 @@ from typing import Any, Dict, List, Optional
 
 from generator.languages import LANGUAGES, for_gpus
 
-PLAN_VERSION = 2
+PLAN_VERSION = 3
 #: Baselines may compile on their first call (torch.compile on a cold machine).
 BASELINE_TIMEOUT = 240.0
 
@@ -25,7 +25,9 @@ BASELINE_TIMEOUT = 240.0
 class PlanJob:
     id: str  # "<challenge>/<kind>/<name>/<language>"
     challenge: str  # key into Plan.challenges (the challenge's directory name)
-    kind: str  # starter | solution | baseline | mutant | reference | hostile
+    #: starter | solution | baseline | mutant | reference | hostile, and the derived kinds:
+    #: derived | reference_solution (generator/judge/derived.py)
+    kind: str
     name: str  # variant, baseline name, hostile case, or "starter"
     language: str
     source: str  # path; relative to the bundle folder inside plan.json
@@ -62,6 +64,9 @@ class PlanChallenge:
     accuracy_floor: Optional[Dict[str, Any]] = None
     #: the spec's num_gpus (> 1: a multi-GPU challenge, which --ranks applies to)
     num_gpus: int = 1
+    #: the mistakes derived from challenge.py, each {name, operator, mistake, line, entry}
+    #: (generator/judge/derived.py); judged by the challenge's `derived` job
+    derived: List[Dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass
@@ -147,11 +152,139 @@ def oracle_entry(spec: Any) -> Optional[Dict[str, Any]]:
     return entry
 
 
+def starter_jobs(challenge: PlanChallenge, folder: Path, num_gpus: int) -> List[PlanJob]:
+    """One job per starter the challenge ships: a language without a starter file beside the
+    others is one its tree does not ship (a note says so); without a starter/ folder at all,
+    every language's starter is a job, and each fails as missing."""
+    key = challenge.key
+    jobs = []
+    shipped = (folder / "starter").is_dir()
+    for lang in for_gpus(num_gpus):  # a multi-GPU challenge ships no other starters
+        source = folder / "starter" / lang.starter_name
+        if shipped and not source.is_file():
+            challenge.notes.append(f"no starter/{lang.starter_name}: not shipped, not judged")
+            continue
+        jobs.append(
+            PlanJob(
+                id=f"{key}/starter/{lang.key}",
+                challenge=key,
+                kind="starter",
+                name="starter",
+                language=lang.key,
+                source=str(source),
+                expect="not_pass",
+            )
+        )
+    return jobs
+
+
+def derived_jobs(
+    challenge: PlanChallenge, folder: Path, work_dir: Path, limit: int
+) -> List[PlanJob]:
+    """What generator/judge/derived.py derives from one challenge.py: the `derived` job (the
+    tolerance audit, the reference as a solution on every seed, each derived mistake) and the
+    reference timed under --perf; none where nothing can be derived (the notes say why)."""
+    from generator.judge.derived import derive
+
+    key = challenge.key
+    derived = derive(folder, work_dir / "derived", key, limit)
+    challenge.notes.extend(derived.notes)
+    if derived.source is None:
+        return []
+    challenge.derived = derived.variants
+    common = dict(challenge=key, language="pytorch", source=str(derived.source), expect="pass")
+    return [
+        PlanJob(
+            id=f"{key}/derived/reference/pytorch", kind="derived", name="reference", **common
+        ),  # fmt: skip
+        PlanJob(
+            id=f"{key}/reference_solution/reference/pytorch",
+            kind="reference_solution",
+            name="reference",
+            perf=True,
+            functional=False,  # judged in the derived job; timed only, like a baseline
+            priority=1,
+            **common,
+        ),
+    ]
+
+
+def plan_from_tree(
+    tree_dir: Path, selection: List[str], work_dir: Path, limit: Optional[int]
+) -> Plan:
+    """Every challenge of a tree (or those `selection` names: ids or directory names), read
+    through the one reader, no spec: its starters, and, unless `limit` is None, what
+    generator/judge/derived.py derives from its challenge.py."""
+    from generator.challenge.pyfile import read_challenge_py
+
+    root = tree_dir / "challenges"
+    if not root.is_dir():
+        raise PlanError(f"{tree_dir}: no challenges/ folder here (a challenge tree holds one)")
+    folders = sorted(
+        (p.parent for p in root.glob("*/*/challenge.py") if p.parent.parent.name != "core"),
+        key=lambda p: (_leading_id(p.name), p.name),
+    )
+    if selection:
+        wanted = set(selection)
+        picked = [p for p in folders if p.name in wanted or p.name.split("_")[0] in wanted]
+        known = {p.name for p in picked} | {p.name.split("_")[0] for p in picked}
+        missing = sorted(wanted - known)
+        if missing:
+            raise PlanError(f"{tree_dir}: no challenge matches {', '.join(missing)}")
+        folders = picked
+    if not folders:
+        raise PlanError(f"{tree_dir}: no challenge (challenges/<difficulty>/<dir>/challenge.py)")
+    challenges: Dict[str, PlanChallenge] = {}
+    jobs: List[PlanJob] = []
+    for folder in folders:
+        key = folder.name
+        try:
+            text = (folder / "challenge.py").read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise PlanError(f"{folder}/challenge.py: {exc}") from None
+        read = read_challenge_py(text, str(folder / "challenge.py"))
+        num_gpus = read.literal("num_gpus", 1)
+        num_gpus = num_gpus if isinstance(num_gpus, int) else 1
+        challenge = PlanChallenge(
+            key,
+            str(folder),
+            atol=_number(read.literal("atol")),
+            rtol=_number(read.literal("rtol")),
+            num_gpus=num_gpus,
+        )
+        challenges[key] = challenge
+        jobs += starter_jobs(challenge, folder, num_gpus)
+        if limit is not None:
+            jobs += derived_jobs(challenge, folder, work_dir, limit)
+    return Plan(challenges, jobs, {"perf_bytes_limit": perf_bytes_limit()})
+
+
+def _leading_id(name: str) -> int:
+    head = name.split("_")[0]
+    return int(head) if head.isdigit() else 10**9
+
+
+def _number(value: Any) -> Optional[float]:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def perf_bytes_limit() -> int:
+    """Rule D003's bound on the performance case's tensors (five copies fit in 16 GB)."""
+    from generator.spec.loader import PERF_BYTES_LIMIT
+
+    return PERF_BYTES_LIMIT
+
+
 def plan_from_specs(
-    spec_paths: List[Path], tree_dir: Path, solutions_dir: Path, work_dir: Path
+    spec_paths: List[Path],
+    tree_dir: Path,
+    solutions_dir: Path,
+    work_dir: Path,
+    derive_limit: Optional[int] = None,
 ) -> Plan:
     """Starters from the generated tree, solutions from solutions/<id>_<slug>/<variant>/, and the
-    spec's baselines written out as PyTorch files under `work_dir`."""
+    spec's baselines written out as PyTorch files under `work_dir`; unless `derive_limit` is None,
+    what generator/judge/derived.py derives from each challenge.py (that many mutations)."""
     from generator.spec.batch import load_all
     from generator.spec.loader import eval_size_expression
 
@@ -180,19 +313,7 @@ def plan_from_specs(
             accuracy_floor=spec.accuracy_floor.model_dump() if spec.accuracy_floor else None,
             num_gpus=spec.num_gpus,
         )
-        for lang in for_gpus(spec.num_gpus):  # a multi-GPU challenge ships no other starters
-            source = folder / "starter" / lang.starter_name
-            jobs.append(
-                PlanJob(
-                    id=f"{key}/starter/{lang.key}",
-                    challenge=key,
-                    kind="starter",
-                    name="starter",
-                    language=lang.key,
-                    source=str(source),
-                    expect="not_pass",
-                )
-            )
+        jobs += starter_jobs(challenges[key], folder, spec.num_gpus)
         variants = sorted(p for p in (solutions_dir / key).glob("*") if p.is_dir())
         for variant in variants:
             for lang in LANGUAGES:
@@ -259,7 +380,9 @@ def plan_from_specs(
                     expect="caught",
                 )
             )
-    return Plan(challenges, jobs)
+        if derive_limit is not None:
+            jobs += derived_jobs(challenges[key], folder, work_dir, derive_limit)
+    return Plan(challenges, jobs, {"perf_bytes_limit": perf_bytes_limit()})
 
 
 def jobs_from_catalogue(path: Path, device: str, timed: bool = False) -> List[PlanJob]:

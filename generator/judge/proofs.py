@@ -23,8 +23,8 @@ import math
 from typing import Any, Dict, List, Optional, Tuple
 
 from generator.judge import verdicts as V
+from generator.judge.precision import ORACLE_LIMIT
 
-ORACLE_LIMIT = 0.1
 MARGIN_GOAL = 10.0
 DEFAULT_MIN_ELEMENTS = 64
 
@@ -46,12 +46,16 @@ def fmt(value: Optional[float], spec: Optional[str] = None) -> str:
 
 
 def collect(plan: Any, rows: List[Dict[str, Any]]) -> Dict[str, Dict[str, Any]]:
-    """Proofs per challenge that declares mutants, an oracle or an accuracy floor."""
+    """Proofs per challenge that declares mutants, an oracle or an accuracy floor, or whose
+    derived jobs ran (generator/judge/derived_proofs.py)."""
+    from generator.judge.derived_proofs import DERIVED_KINDS, collect_derived
+
     proofs: Dict[str, Dict[str, Any]] = {}
     for key, challenge in plan.challenges.items():
-        if not (challenge.mutants or challenge.oracle or challenge.accuracy_floor):
-            continue
         mine = [r for r in rows if r["challenge"] == key]
+        derived = any(r["kind"] in DERIVED_KINDS for r in mine)
+        if not (challenge.mutants or challenge.oracle or challenge.accuracy_floor or derived):
+            continue
         failures: List[str] = []
         warnings: List[str] = []
         entry: Dict[str, Any] = {"atol": challenge.atol, "rtol": challenge.rtol}
@@ -62,6 +66,11 @@ def collect(plan: Any, rows: List[Dict[str, Any]]) -> Dict[str, Dict[str, Any]]:
             entry["oracle"] = oracle_table(key, challenge, mine, failures, warnings)
         if challenge.accuracy_floor:
             entry["floor"] = floor_table(key, challenge, mine, failures, warnings)
+        if derived:
+            limit = plan.meta.get("perf_bytes_limit")
+            entry["derived"] = collect_derived(key, challenge, mine, limit)
+            failures += entry["derived"]["failures"]
+            warnings += entry["derived"]["warnings"]
         entry["failures"], entry["warnings"] = failures, warnings
         proofs[key] = entry
     return proofs
@@ -464,7 +473,9 @@ def _md_row(cells: List[str]) -> str:
 
 def markdown_proofs(key: str, entry: Dict[str, Any]) -> List[str]:
     """The proofs of one challenge as Markdown sections."""
-    lines: List[str] = []
+    from generator.judge.derived_proofs import markdown_derived
+
+    lines: List[str] = markdown_derived(key, entry["derived"]) if entry.get("derived") else []
     mutants = entry.get("mutants") or []
     if mutants:
         lines += [f"### {key}: mutants", ""]

@@ -83,6 +83,10 @@ class Job:
     accuracy_floor: Optional[Dict[str, Any]] = None  # the spec's floor (plan JSON)
     mutant: bool = False  # a known mistake: every functional case, none stopping the job
     reference: bool = False  # the challenge's reference against `oracle`; no solution is loaded
+    #: a derived file (generator/judge/derived.py): the tolerance audit, its `solve` (the
+    #: reference) as a solution, then each of `variants` ({name, entry}) on every functional case
+    derived: bool = False
+    variants: List[Dict[str, Any]] = field(default_factory=list)
     memory_limit: Optional[int] = None  # bytes, the solution's process tree; None: the default
     sandbox: bool = True  # bubblewrap where the system has it
     #: a multi-GPU challenge: every case on this many ranks instead of its own (--ranks)
@@ -244,6 +248,8 @@ def modes_for(job: Job) -> List[str]:
         return ["compile"]
     if job.reference:
         return ["oracle"]
+    if job.derived and job.functional:
+        return ["derived"]
     if job.mutant:
         return ["mutant"]
     modes = ["functional"] if job.functional else []
@@ -297,6 +303,9 @@ def _run(job: Job, artifact: Path, cache: Cache) -> Dict[str, Any]:
     if job.device == "cpu" and adapter.interpreted_on_cpu and job.max_case_elements is None:
         limit = job.cpu_max_elements or INTERPRETER_MAX_ELEMENTS
         job = dataclasses.replace(job, max_case_elements=limit)
+    elif job.device == "cpu" and job.derived and job.max_case_elements is None:
+        # the derived proofs run the reference many times: --cpu-max-elements bounds them too
+        job = dataclasses.replace(job, max_case_elements=job.cpu_max_elements)
     key = run_key(job, artifact, modes)
     cached = cache.read_run(key)
     if cached is not None:
@@ -347,7 +356,13 @@ def run_worker(job: Job, artifact: Path, modes: List[str]) -> Dict[str, Any]:
             "sandbox": dataclasses.asdict(sandbox_mode(job)),
             "ranks": job.ranks,
             "baseline": job.baseline,
+            "variants": job.variants,
         }
+        from generator.judge.pool import active
+
+        pool = active()
+        if pool is not None:
+            return _run_pooled(pool, job, payload, worker_env(job, modes))
         read_fd, write_fd = os.pipe()
         with open(rundir / "stdout.log", "wb") as out, open(rundir / "stderr.log", "wb") as err:
             proc = subprocess.Popen(
@@ -368,40 +383,77 @@ def run_worker(job: Job, artifact: Path, modes: List[str]) -> Dict[str, Any]:
                 pass
             state, killed, refusal = _watch(proc, read_fd, job.startup_timeout)
         logs = _tail(rundir / "stderr.log") + _tail(rundir / "stdout.log")
-        result = result_for(job, V.CRASH, "")
-        for name in ("cases", "skipped", "seeds", "perf", "env"):
-            if state.get(name) is not None:
-                result[name] = state[name]
-        where = _where(state)
-        if killed is not None:
-            result["verdict"] = V.TIMEOUT
-            result["message"] = f"{where} ran past its {killed:.0f} s limit; the worker was killed"
-            result["detail"] = logs
-        elif refusal is not None:
-            result["verdict"] = V.JUDGE_ERROR
-            result["message"] = (
-                f"the worker sent what chgen refuses ({refusal}) during {where}; it was killed"
-            )
-            result["detail"] = logs
-        elif state.get("done"):
-            for name in ("verdict", "message", "detail"):
-                result[name] = state.get(name, "")
-        elif proc.returncode < 0:
-            name = signal_name(-proc.returncode)
-            result["message"] = f"worker killed by {name} during {where}"
-            result["detail"] = logs
-        else:
-            result["message"] = (
-                f"worker exited with status {proc.returncode} during {where} without a verdict"
-            )
-            result["detail"] = logs
-        return result
+        return _outcome(job, state, killed, refusal, proc.returncode, logs)
 
 
-def _watch(proc: subprocess.Popen, read_fd: int, startup_timeout: float) -> tuple:
-    """Read the worker's updates until its pipe closes; kill its tree when a phase overstays its
-    limit plus GRACE_S on this process's clock, or it sends what is no update. Returns (last
-    state, the limit exceeded or None, why what it sent was refused or None)."""
+def _run_pooled(pool: Any, job: Job, payload: Dict[str, Any], env: Dict[str, str]) -> Dict:
+    """The job on a warm worker (generator/judge/pool.py), given back when it may run another."""
+    from generator.judge.pool import reusable
+
+    worker = pool.take(env, job.language)
+    try:
+        worker.send(payload)
+    except OSError:  # it died while idle: a fresh one
+        worker.kill()
+        worker = pool.take(env, job.language)
+        worker.send(payload)
+    state, killed, refusal = _watch(worker.proc, worker.read_fd, job.startup_timeout, pooled=True)
+    if killed is None and refusal is None and reusable(state) and worker.alive():
+        pool.give_back(worker)
+        returncode = 0
+    else:
+        if worker.alive():
+            worker.kill()
+        returncode = worker.proc.returncode or 0
+    return _outcome(job, state, killed, refusal, returncode, _tail(worker.log))
+
+
+def _outcome(
+    job: Job,
+    state: Dict[str, Any],
+    killed: Optional[float],
+    refusal: Optional[str],
+    returncode: int,
+    logs: str,
+) -> Dict[str, Any]:
+    """The result of a watched worker: its verdict, or how it ended without one."""
+    result = result_for(job, V.CRASH, "")
+    for name in ("cases", "skipped", "seeds", "perf", "env", "audit", "variants"):
+        if state.get(name) is not None:
+            result[name] = state[name]
+    where = _where(state)
+    if killed is not None:
+        result["verdict"] = V.TIMEOUT
+        result["message"] = f"{where} ran past its {killed:.0f} s limit; the worker was killed"
+        result["detail"] = logs
+    elif refusal is not None:
+        result["verdict"] = V.JUDGE_ERROR
+        result["message"] = (
+            f"the worker sent what chgen refuses ({refusal}) during {where}; it was killed"
+        )
+        result["detail"] = logs
+    elif state.get("done"):
+        for name in ("verdict", "message", "detail"):
+            result[name] = state.get(name, "")
+    elif returncode < 0:
+        name = signal_name(-returncode)
+        result["message"] = f"worker killed by {name} during {where}"
+        result["detail"] = logs
+    else:
+        result["message"] = (
+            f"worker exited with status {returncode} during {where} without a verdict"
+        )
+        result["detail"] = logs
+    return result
+
+
+def _watch(
+    proc: subprocess.Popen, read_fd: int, startup_timeout: float, pooled: bool = False
+) -> tuple:
+    """Read the worker's updates until its pipe closes (a warm worker, `pooled`: until its job is
+    done, leaving it running); kill its tree when a phase overstays its limit plus GRACE_S on
+    this process's clock, or it sends what is no update. Returns (last state, the limit exceeded
+    or None, why what it sent was refused or None)."""
     state: Dict[str, Any] = {}
     dog = Watchdog(proc, startup_timeout, grace=GRACE_S, exits=False)
     lines = Lines(MAX_UPDATE)
@@ -421,7 +473,7 @@ def _watch(proc: subprocess.Popen, read_fd: int, startup_timeout: float) -> tupl
                 dog.restart()
             state = update
             dog.seconds = _limit(state.get("limit"), startup_timeout)
-        return False
+        return pooled and bool(state.get("done"))
 
     killed, refusal = None, None
     try:
@@ -429,6 +481,8 @@ def _watch(proc: subprocess.Popen, read_fd: int, startup_timeout: float) -> tupl
         killed = breach.limit if breach is not None else None
     except Refused as exc:
         refusal = str(exc)
+    if pooled and killed is None and refusal is None and state.get("done"):
+        return state, None, None  # the worker waits for its next job
     os.close(read_fd)
     kill_tree(proc.pid)
     proc.wait()

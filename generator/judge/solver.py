@@ -111,13 +111,18 @@ class Solver:
         if self.device.startswith("cuda"):
             self.torch.cuda.synchronize()
 
-    def load(self, _: Dict[str, Any], __: List[int]) -> Dict[str, Any]:
+    def load(self, request: Dict[str, Any], __: List[int]) -> Dict[str, Any]:
+        """The solution; `entry` names another function of the file to call as solve (a derived
+        file holds one per variant of the reference, generator/judge/derived.py)."""
+        entry = request.get("entry")
         if self.baseline:
             from generator.judge.baseline import BaselineSolve
 
             self.solution = BaselineSolve.load(self.artifact)
-        else:
+        elif entry is None:
             self.solution = self.language.load(self.artifact, self.params)
+        else:
+            self.solution = self.language.load_entry(self.artifact, self.params, str(entry))
         return {"ok": True}
 
     def case(self, request: Dict[str, Any], fds: List[int]) -> Dict[str, Any]:

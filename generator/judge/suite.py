@@ -19,6 +19,7 @@ from typing import Any, Callable, Dict, List, Optional
 from generator.judge import verdicts as V
 from generator.judge.cache import Cache
 from generator.judge.plan import Plan, PlanJob
+from generator.judge.pool import serving
 from generator.judge.runner import Job, judge
 from generator.judge.toolchains import target_for
 from generator.languages import BY_KEY
@@ -44,6 +45,8 @@ class SuiteOptions:
     cpu_max_elements: Optional[int] = None
     #: every case of a multi-GPU challenge on this many ranks instead of its own (--ranks)
     ranks: Optional[int] = None
+    #: correctness runs on warm workers, torch imported once each (generator/judge/pool.py)
+    warm: bool = False
 
 
 def forced_ranks(pj: PlanJob, plan: Plan, options: SuiteOptions) -> Optional[int]:
@@ -67,9 +70,10 @@ def to_job(pj: PlanJob, plan: Plan, options: SuiteOptions, perf_phase: bool) -> 
     # --arch names the target of the natively built languages only
     arch = options.arch if BY_KEY[pj.language].native else None
     target = pj.target or target_for(pj.language, arch)
-    solution = pj.kind == "solution" and not perf_phase
+    solution = pj.kind in ("solution", "derived") and not perf_phase
     mutant = pj.kind == "mutant" and not perf_phase
     reference = pj.kind == "reference" and not perf_phase
+    derived = pj.kind == "derived" and not perf_phase
     # The floor needs the oracle in every solution's worker; otherwise one job per challenge
     # (`reference`) measures the reference against the oracle.
     floor = challenge.accuracy_floor if solution and challenge.oracle else None
@@ -95,6 +99,8 @@ def to_job(pj: PlanJob, plan: Plan, options: SuiteOptions, perf_phase: bool) -> 
         accuracy_floor=floor,
         mutant=mutant,
         reference=reference,
+        derived=derived,
+        variants=list(challenge.derived) if derived else [],
         cpu_max_elements=options.cpu_max_elements,
         ranks=forced_ranks(pj, plan, options),
         baseline=pj.kind == "baseline",
@@ -126,7 +132,7 @@ def run_plan(plan: Plan, options: SuiteOptions, cache: Cache) -> List[Dict[str, 
         report(pj, result)
         return result
 
-    with ThreadPoolExecutor(max_workers=max(1, options.jobs)) as pool:
+    with serving(options.warm), ThreadPoolExecutor(max_workers=max(1, options.jobs)) as pool:
         for pj, result in zip(functional, pool.map(correctness, functional)):
             first[pj.id] = result
 
@@ -215,6 +221,9 @@ def make_row(
         # the worker's per-case records: oracle deviations, floor errors, a mutant's catches
         "case_results": (functional or {}).get("cases") or [],
     }
+    for name in ("audit", "variants"):  # the derived proofs' records (derived_worker.py)
+        if (functional or {}).get(name) is not None:
+            row[name] = functional[name]
     if V.is_unavailable(verdict, message):
         row["message"] = f"unavailable here: {message}"
     return row

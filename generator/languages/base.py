@@ -246,6 +246,11 @@ class Language:
     def load(self, artifact: Path, params: Sequence[SigParam]) -> Any:
         raise NotImplementedError
 
+    def load_entry(self, artifact: Path, params: Sequence[SigParam], entry: str) -> Any:
+        """The file's function `entry` as the solution (the derived solutions of `chgen test`
+        are PyTorch files with several)."""
+        raise BuildError(f"{self.title} solutions have one entry point, solve")
+
     def call(self, solve: Any, params: Sequence[SigParam], values: Dict[str, Any]) -> None:
         """Run a loaded solution once on `values` (tensors and scalars by name); outputs end up in
         the output tensors of `values` whatever the language's calling convention."""

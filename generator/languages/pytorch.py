@@ -42,3 +42,8 @@ class PyTorch(Language):
         from generator.toolchain.bindings import PythonSolve, import_file, solve_of
 
         return PythonSolve(solve_of(import_file(artifact), artifact))
+
+    def load_entry(self, artifact: Path, params: Sequence[SigParam], entry: str) -> Any:
+        from generator.toolchain.bindings import PythonSolve, import_file, solve_of
+
+        return PythonSolve(solve_of(import_file(artifact), artifact, entry))

@@ -50,10 +50,10 @@ def import_file(path: Path) -> Any:
     return module
 
 
-def solve_of(module: Any, path: Path) -> Callable[..., Any]:
-    solve = getattr(module, "solve", None)
+def solve_of(module: Any, path: Path, entry: str = "solve") -> Callable[..., Any]:
+    solve = getattr(module, entry, None)
     if not callable(solve):
-        raise BuildError(f"{path.name} defines no function 'solve'")
+        raise BuildError(f"{path.name} defines no function '{entry}'")
     return solve
 
 
