@@ -25,7 +25,7 @@ from generator.isolation.limits import spec_limits
 from generator.spec.yamlpos import Position, SpecError, SpecErrors
 
 if TYPE_CHECKING:  # the spec model is not needed to start a child
-    from generator.spec.loader import LoadedSpec
+    from generator.spec.read import LoadedSpec
 
 
 def verify_examples(
@@ -159,7 +159,7 @@ def _child() -> None:
     import torch  # noqa: F401 - imported before the first step, within the start-up limit
 
     from generator.example_check import verify_example
-    from generator.spec.loader import load_spec_text
+    from generator.spec.read import load_spec_text
     from generator.spec.yamlpos import read_text
     from generator.tolerance_check import check_tolerance
     from generator.validation import check_rendered

@@ -27,7 +27,8 @@ from generator.formatting import LINE_LENGTH, format_text
 from generator.languages import LANGUAGES, SigParam, for_gpus
 from generator.resources import template_dir
 from generator.spec import code_inputs, example_page, shapes
-from generator.spec.loader import LoadedSpec, shape_of, size_names
+from generator.spec.derived import is_size, shape_of, size_names
+from generator.spec.read import LoadedSpec
 from generator.spec.model import (
     Case,
     Distribution,
@@ -887,7 +888,7 @@ def performance_sizes(spec: Spec) -> List[Tuple[str, Any]]:
     if perf.shown is not None:
         names = list(perf.shown)
     else:
-        names = [p.name for p in spec.signature if not p.is_tensor and lookup(p.dtype).is_size]
+        names = [p.name for p in spec.signature if is_size(p)]
     return [(name, int(perf.scalars[name])) for name in names]
 
 

@@ -12,7 +12,7 @@ from typing import Optional, Set
 
 from generator.naming import DIFFICULTIES, SLUG_RE, SPEC_NAME_RE, URL_NAME_RE, find_specs
 from generator.render import render_template
-from generator.spec.loader import load_spec_text
+from generator.spec.read import load_spec_text
 from generator.spec.yamlpos import SpecErrors
 
 TREE_DIR_RE = re.compile(r"^(\d+)_[A-Za-z0-9_]+$")

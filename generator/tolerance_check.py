@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Dict, List
 
 from generator.judge.precision import HALF
-from generator.spec.loader import LoadedSpec
+from generator.spec.read import LoadedSpec
 from generator.spec.yamlpos import SpecError
 
 #: the seed the judge draws the cases of its first run with (`chgen test --seeds`' first)

@@ -19,7 +19,7 @@ from typing import Iterable, List, Optional, Tuple
 from generator.checks.registry import ERROR, Finding
 from generator.checks.report import DEFAULT_CASES, Options, Report
 from generator.languages import BY_KEY
-from generator.spec.loader import LoadedSpec
+from generator.spec.read import LoadedSpec
 from generator.spec.yamlpos import PathKey, Position, SpecError, block_line
 
 #: a deep finding that names the case it happened in ("... on functional case 3", "(in the

@@ -25,7 +25,7 @@ from generator.checks.report import Report
 from generator.checks.source import ChallengeDir
 from generator.dtypes import DTYPES
 from generator.loading import ChallengeLoadError, load_challenge_class
-from generator.spec.loader import PERF_BYTES_LIMIT
+from generator.spec.limits import PERF_BYTES_LIMIT
 
 
 class Failure(Exception):

@@ -57,6 +57,7 @@ from generator.render import CORE_BASE, challenge_dir, render_challenge, render_
 from generator.resources import template_dir
 from generator.spec import SpecErrors, load_spec
 from generator.spec import shapes as shape_exprs
+from generator.spec.derived import is_size
 from generator.spec.model import EXAMPLE_DRAW_KINDS, HELPER_MODULES, REFERENCE_OUTPUTS
 
 DIR_RE = re.compile(r"^(\d+)_(\w+)$")
@@ -1359,11 +1360,7 @@ def _page_contradicts_example(
 def _check_performance_bullet(
     params: List[ParamInfo], perf_case: _Case, page: page_reader.Page, report: Report
 ) -> None:
-    shown = {
-        p.name: perf_case.scalars[p.name]
-        for p in params
-        if not p.is_tensor and lookup(p.dtype).is_size
-    }
+    shown = {p.name: perf_case.scalars[p.name] for p in params if is_size(p)}
     if page.performance and page.performance != shown:
         report.note(
             f"challenge.html measures performance at {page.performance}, the test at "
@@ -1410,9 +1407,7 @@ def _written_bullet(
     constraints = list(page.constraints)
     if page.bullet is None:
         return constraints, None
-    names = performance.get("shown") or [
-        p.name for p in params if not p.is_tensor and lookup(p.dtype).is_size
-    ]
+    names = performance.get("shown") or [p.name for p in params if is_size(p)]
     sizes = [(name, int(perf_case.scalars[name])) for name in names if name in perf_case.scalars]
     ours = performance_bullet(sizes)
     if " ".join(page.bullet.split()) == ours:
@@ -1479,7 +1474,7 @@ def _starter_scaffolds(
             scaffold["kernel"],
             default,
             scaffold["grid"],
-            [p.name for p in params if not p.is_tensor and lookup(p.dtype).is_size],
+            [p.name for p in params if is_size(p)],
         )
         if variant:
             found[lang.key] = variant

@@ -25,6 +25,7 @@ from generator.importer.report import ImportFailure, Report
 from generator.importer.trace import Recipe, Run, Traced
 from generator.naming import forbidden_name_reason
 from generator.spec import shapes as shape_exprs
+from generator.spec.derived import is_size
 
 #: `values:` literals are written out only up to this many elements where the values are drawn
 #: (data the spec then fixes); literal data of the original's own is written out up to
@@ -162,7 +163,7 @@ def scalar_value(case: Traced, param: ParamInfo, label: str) -> Any:
         value = value.item()
     if isinstance(value, bool):
         raise ImportFailure(f"case {label}: {param.name} is a bool")
-    if lookup(param.dtype).is_size:
+    if is_size(param):
         if isinstance(value, float) and value.is_integer():
             value = int(value)
         if not isinstance(value, int):
@@ -193,7 +194,7 @@ def infer_shapes(
 
     Cases that pass a tensor with another rank than the example keep their own shape
     (`ParamInfo.case_shapes`, written as the case's `shapes:`)."""
-    sizes = [p for p in params if not p.is_tensor and lookup(p.dtype).is_size]
+    sizes = [p for p in params if is_size(p)]
     for p in params:
         if not p.is_tensor:
             continue

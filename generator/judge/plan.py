@@ -270,7 +270,7 @@ def _number(value: Any) -> Optional[float]:
 
 def perf_bytes_limit() -> int:
     """Rule D003's bound on the performance case's tensors (five copies fit in 16 GB)."""
-    from generator.spec.loader import PERF_BYTES_LIMIT
+    from generator.spec.limits import PERF_BYTES_LIMIT
 
     return PERF_BYTES_LIMIT
 
@@ -286,7 +286,7 @@ def plan_from_specs(
     spec's baselines written out as PyTorch files under `work_dir`; unless `derive_limit` is None,
     what generator/judge/derived.py derives from each challenge.py (that many mutations)."""
     from generator.spec.batch import load_all
-    from generator.spec.loader import eval_size_expression
+    from generator.spec.shapes import evaluate_arithmetic
 
     loaded = load_all(spec_paths, Path.cwd())
     challenges: Dict[str, PlanChallenge] = {}
@@ -297,7 +297,7 @@ def plan_from_specs(
         folder = tree_dir / "challenges" / spec.difficulty / key
         scalars = {**spec.defaults.scalars, **spec.performance.scalars}
         try:
-            min_bytes = float(eval_size_expression(spec.performance.min_bytes, scalars))
+            min_bytes = float(evaluate_arithmetic(spec.performance.min_bytes, scalars))
         except ValueError as exc:
             raise PlanError(f"{item.display}: performance.min_bytes: {exc}") from None
         challenges[key] = PlanChallenge(

@@ -6,10 +6,10 @@ Names are resolved lazily so that importing the error classes does not import py
 from generator.spec.yamlpos import Position, SpecError, SpecErrors
 
 _LAZY = {
-    "LoadedSpec": "generator.spec.loader",
-    "find_specs": "generator.spec.loader",
-    "load_spec": "generator.spec.loader",
-    "load_spec_text": "generator.spec.loader",
+    "LoadedSpec": "generator.spec.read",
+    "find_specs": "generator.naming",
+    "load_spec": "generator.spec.read",
+    "load_spec_text": "generator.spec.read",
     "Spec": "generator.spec.model",
 }
 

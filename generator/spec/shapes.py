@@ -1,8 +1,10 @@
-"""Tensor dimensions as arithmetic over the int sizes: `N`, `2 * N`, `(K + 1) // 2`, `h * w * 4`.
+"""The spec's one arithmetic evaluator: tensor dimensions over the int sizes (`N`, `2 * N`,
+`(K + 1) // 2`, `h * w * 4`) and the performance case's `min_bytes` over its scalars.
 
-A dimension is parsed once with Python's `ast` into a small tree of integer literals, size names and
-+ - * // % (never `eval`); the tree evaluates for a case's sizes and writes itself back in one
-canonical spelling (the one black keeps), used in challenge.py's assertions and tensor creation.
+Text is parsed once with Python's `ast` into a small tree of literals, names and operators (never
+`eval`). A dimension uses integers and + - * // % only; the tree evaluates for a case's sizes and
+writes itself back in one canonical spelling (the one black keeps), used in challenge.py's
+assertions and tensor creation. `min_bytes` may also use numbers, / ** and a leading minus.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 import ast
 import functools
 from dataclasses import dataclass
-from typing import Any, Dict, Mapping, Optional, Tuple, Union
+from typing import Any, Callable, Dict, Mapping, Optional, Tuple, Union
 
 #: (symbol, precedence) of each operator a dimension may use
 _OPERATORS = {
@@ -43,8 +45,32 @@ class BinOp:
     right: "Expr"
 
 
-Expr = Union[Literal, Size, BinOp]
+@dataclass(frozen=True)
+class Neg:
+    operand: "Expr"
+
+
+Expr = Union[Literal, Size, BinOp, Neg]
 _PRECEDENCE = {symbol: rank for symbol, rank in _OPERATORS.values()}
+#: the operators `min_bytes` may use beside a dimension's: it counts bytes, it is no dimension
+_ARITHMETIC_OPERATORS = {
+    ast.Add: "+",
+    ast.Sub: "-",
+    ast.Mult: "*",
+    ast.Div: "/",
+    ast.FloorDiv: "//",
+    ast.Pow: "**",
+}
+_ARITHMETIC_ONLY = "only numbers, scalar names and + - * / // ** are allowed"
+_APPLY = {
+    "+": lambda left, right: left + right,
+    "-": lambda left, right: left - right,
+    "*": lambda left, right: left * right,
+    "/": lambda left, right: left / right,
+    "//": lambda left, right: left // right,
+    "%": lambda left, right: left % right,
+    "**": lambda left, right: left**right,
+}
 
 
 def _build(node: ast.AST) -> Expr:
@@ -83,25 +109,63 @@ def names(expr: Expr) -> Tuple[str, ...]:
     return ()
 
 
-def evaluate(expr: Expr, sizes: Mapping[str, Any]) -> int:
-    """The dimension's value; ShapeError on a missing size or a division by zero."""
+def _compute(expr: Expr, value_of: Callable[[str], Any]) -> Any:
+    """The tree's value, each name's from `value_of`; ShapeError on a division by zero or an
+    exponent past 64."""
     if isinstance(expr, Literal):
         return expr.value
     if isinstance(expr, Size):
-        value = sizes.get(expr.name)
+        return value_of(expr.name)
+    if isinstance(expr, Neg):
+        return -_compute(expr.operand, value_of)
+    left, right = _compute(expr.left, value_of), _compute(expr.right, value_of)
+    if expr.op == "**" and abs(right) > 64:
+        raise ShapeError("exponent too large")
+    try:
+        return _APPLY[expr.op](left, right)
+    except ZeroDivisionError:
+        raise ShapeError("division by zero") from None
+
+
+def evaluate(expr: Expr, sizes: Mapping[str, Any]) -> int:
+    """The dimension's value; ShapeError on a missing size or a division by zero."""
+
+    def size(name: str) -> int:
+        value = sizes.get(name)
         if not isinstance(value, int) or isinstance(value, bool):
-            raise ShapeError(f"no integer value for size {expr.name!r}")
+            raise ShapeError(f"no integer value for size {name!r}")
         return value
-    left, right = evaluate(expr.left, sizes), evaluate(expr.right, sizes)
-    if expr.op in ("//", "%") and right == 0:
-        raise ShapeError("division by zero")
-    return {
-        "+": lambda: left + right,
-        "-": lambda: left - right,
-        "*": lambda: left * right,
-        "//": lambda: left // right,
-        "%": lambda: left % right,
-    }[expr.op]()
+
+    return _compute(expr, size)
+
+
+def _build_arithmetic(node: ast.AST) -> Expr:
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
+        return Literal(node.value)
+    if isinstance(node, ast.Name):
+        return Size(node.id)
+    if isinstance(node, ast.BinOp) and type(node.op) in _ARITHMETIC_OPERATORS:
+        op = _ARITHMETIC_OPERATORS[type(node.op)]
+        return BinOp(op, _build_arithmetic(node.left), _build_arithmetic(node.right))
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return Neg(_build_arithmetic(node.operand))
+    raise ShapeError(_ARITHMETIC_ONLY)
+
+
+def evaluate_arithmetic(text: str, scalars: Mapping[str, Any]) -> float:
+    """Arithmetic over scalar names (`min_bytes`: '3 * N * C * 4'); anything else is refused with
+    a ShapeError (a ValueError) that says why."""
+    try:
+        tree = ast.parse(text, mode="eval")
+    except SyntaxError:
+        raise ShapeError("not an arithmetic expression") from None
+
+    def scalar(name: str) -> Any:
+        if name not in scalars:
+            raise ShapeError(f"unknown name {name!r}")
+        return scalars[name]
+
+    return _compute(_build_arithmetic(tree.body), scalar)
 
 
 def spelled(expr: Expr, parent: int = 0, right_side: bool = False) -> str:

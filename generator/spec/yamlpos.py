@@ -71,6 +71,13 @@ class PositionedData:
         return self.positions.get(path, Position(self.file, 1, 1))
 
 
+def as_written(raw: PositionedData, path: PathKey) -> PathKey:
+    """A model path as the YAML writes it: a spec that says `example:` has no list to index."""
+    if path[:2] == ("examples", 0) and isinstance(raw.data, dict) and "example" in raw.data:
+        return ("example",) + tuple(path[2:])
+    return path
+
+
 @dataclass(frozen=True)
 class BlockLine:
     """The last step of a path to one line of a block scalar: line `index` (0-based) of the

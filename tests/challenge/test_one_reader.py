@@ -13,8 +13,10 @@ READER = PACKAGE / "challenge"
 #: modules that parse Python which is not challenge.py, and what they parse
 PARSES_OTHER_PYTHON = {
     "spec/model.py": "the spec's reference and mutant code",
-    "spec/loader.py": "the spec's code blocks and size expressions",
-    "spec/shapes.py": "a shape's dimension expressions (2 * N, (K + 1) // 2)",
+    "spec/rules/common.py": "the spec's code blocks (they must parse)",
+    "spec/rules/signature.py": "the spec's reference (the names it rebinds)",
+    "spec/rules/code.py": "the spec's reference_jax and reference_helpers",
+    "spec/shapes.py": "a shape's dimension expressions (2 * N, (K + 1) // 2) and min_bytes",
     "checks/source.py": "starter files (SourceFile.python)",
     "importer/build.py": "the assertions chgen writes, to compare them with the dropped ones",
     "judge/oracle.py": "the spec's reference_helpers, whose `self` methods move onto a stand-in",
@@ -30,7 +32,7 @@ SEARCHES = {
 }  # fmt: skip
 HTML_PARSERS = ("html.parser", "bs4", "lxml", "html5lib")
 #: modules that search HTML which is not challenge.html, and what they search
-SEARCHES_OTHER_HTML = {"spec/loader.py": "the spec's own svg field (inline or a sidecar file)"}
+SEARCHES_OTHER_HTML = {"spec/read.py": "the spec's own svg field (inline or a sidecar file)"}
 
 
 def _modules():

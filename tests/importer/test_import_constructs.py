@@ -12,7 +12,7 @@ import yaml
 from generator.cli import app
 from generator.importer import import_challenge
 from generator.importer.infer import _product_of_factors
-from generator.spec.loader import load_spec_text
+from generator.spec.read import load_spec_text
 from generator.spec.yamlpos import SpecErrors
 
 MEDIUM = Path(__file__).parent / "fixtures" / "public_style" / "challenges" / "medium"

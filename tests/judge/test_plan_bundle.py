@@ -131,7 +131,7 @@ def test_build_only_bundle_runs_elsewhere_without_the_spec_model(tmp_path, judge
     argv = ["chgen", "test", "--prebuilt", str(moved), "--device", "cpu", "--json", str(report)]
     script = (
         "import sys; sys.modules['generator.spec.model'] = None; "
-        "sys.modules['generator.spec.loader'] = None; "
+        "sys.modules['generator.spec.read'] = None; "
         f"sys.argv = {argv!r}; from generator.cli import main; main()"
     )
     env["CHGEN_CACHE"] = str(tmp_path / "runner-cache")

@@ -1,0 +1,45 @@
+"""`page`, `after_svg` and `sections`: the layout fields agree with the page's sections."""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from generator.spec.derived import SpecView
+from generator.spec.rules.common import Issue
+
+
+def validate_page(view: SpecView) -> Iterable[Issue]:
+    spec = view.spec
+    gaps = spec.page.section_gaps
+    sections = len(spec.examples) + 2
+    if gaps is not None and len(gaps) != sections:
+        yield (
+            ("page", "section_gaps"),
+            f"section_gaps gives {len(gaps)} gap(s); the page has {sections} sections "
+            "(Implementation Requirements, each example, Constraints)",
+            "give one number of blank lines per section",
+        )
+    if spec.after_svg is not None and spec.svg is None:
+        yield (
+            ("after_svg",),
+            "after_svg places HTML after the SVG, and the spec has no svg",
+            "give the svg, or move this HTML to the end of the description",
+        )
+    indents = spec.page.item_indents
+    items = len(spec.requirement_items) + len(spec.constraints)
+    if indents is not None and len(indents) != items:
+        yield (
+            ("page", "item_indents"),
+            f"item_indents gives {len(indents)} indentation(s); the page has {items} items "
+            "(Implementation Requirements, then Constraints, the performance bullet apart)",
+            "give one indentation per item, in page order",
+        )
+    order = ["description", "requirements", "examples", "constraints"]
+    for i, (before, section) in enumerate(zip(spec.sections, spec.sections[1:]), start=1):
+        if order.index(section.after) < order.index(before.after):
+            yield (
+                ("sections", i, "after"),
+                f"section {section.title!r} comes after {section.after}, before the section "
+                f"{before.title!r} above it (after {before.after})",
+                "list the sections in page order",
+            )
