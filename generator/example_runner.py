@@ -122,7 +122,7 @@ def _ended(item: "LoadedSpec", run: child.ChildRun) -> SpecError:
 
 
 #: an error as the child sends it (_encode's form)
-ERROR_FIELDS = {"position": list, "message": str, "hint": str}
+ERROR_FIELDS = {"position": list, "code": str, "message": str, "hint": str}
 
 
 def _done(message: Dict, count: int) -> Tuple[int, List[SpecError]]:
@@ -141,13 +141,15 @@ def _error(data: Dict) -> SpecError:
         or not all(isinstance(n, int) for n in where[1:])
     ):
         raise Refused("an error whose position is not [file, line, column]")
-    return SpecError(Position(where[0], where[1], where[2]), data["message"], data["hint"])
+    position = Position(where[0], where[1], where[2])
+    return SpecError(position, data["message"], data["hint"], data["code"])
 
 
 def _encode(error: SpecError) -> Dict:
     where = error.position
     return {
         "position": [where.file, where.line, where.column],
+        "code": error.code,
         "message": error.message,
         "hint": error.hint or "",
     }

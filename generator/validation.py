@@ -16,11 +16,11 @@ import re
 from pathlib import Path
 from typing import Iterable, List, Optional, Tuple
 
-from generator.checks.registry import ERROR, Finding
 from generator.checks.report import DEFAULT_CASES, Options, Report
+from generator.diagnostic import ERROR, Diagnostic, Position
 from generator.languages import BY_KEY
 from generator.spec.read import LoadedSpec
-from generator.spec.yamlpos import PathKey, Position, SpecError, block_line
+from generator.spec.yamlpos import PathKey, block_line
 
 #: a deep finding that names the case it happened in ("... on functional case 3", "(in the
 #: functional case 3, ...)")
@@ -35,7 +35,7 @@ _SPEC_FIXES = {
 _MIN_TRACE = 4
 
 
-def check_rendered(loaded: LoadedSpec, tree_root: Path, challenge: str) -> List[SpecError]:
+def check_rendered(loaded: LoadedSpec, tree_root: Path, challenge: str) -> List[Diagnostic]:
     """The errors `chgen check --formatters --deep` finds in the challenge rendered under
     `tree_root`/`challenge` (a tree holding the base class too), at the spec's lines."""
     from generator.checks import challenge_py, deep, formatters, html, layout, starters
@@ -61,14 +61,14 @@ def check_rendered(loaded: LoadedSpec, tree_root: Path, challenge: str) -> List[
     return [spec_error(loaded, ch.path, challenge, finding) for finding in found]
 
 
-def _chosen(loaded: LoadedSpec, finding: Finding) -> bool:
+def _chosen(loaded: LoadedSpec, finding: Diagnostic) -> bool:
     """A D002 for a size the spec's `performance.shown` leaves out of the bullet on purpose."""
     shown = loaded.spec.performance.shown
     match = _OMITTED_RE.match(finding.message)
     return finding.code == "D002" and shown is not None and bool(match)
 
 
-def spec_error(loaded: LoadedSpec, folder: Path, challenge: str, finding: Finding) -> SpecError:
+def spec_error(loaded: LoadedSpec, folder: Path, challenge: str, finding: Diagnostic) -> Diagnostic:
     """One finding in a rendered file, at the spec node whose text (or case) produced it."""
     name = finding.path[len(challenge) :].lstrip("/") or finding.path
     try:
@@ -86,14 +86,15 @@ def spec_error(loaded: LoadedSpec, folder: Path, challenge: str, finding: Findin
         )
     message, hint = _in_spec_words(loaded, finding)
     where = f"it renders into {name} line {finding.line}"
-    return SpecError(
+    return Diagnostic(
         position,
-        f"{finding.code} {message}",
+        message,
         f"{hint}; {where}" if hint else f"fix it in the spec: {where}",
+        code=finding.code,
     )
 
 
-def _in_spec_words(loaded: LoadedSpec, finding: Finding) -> Tuple[str, str]:
+def _in_spec_words(loaded: LoadedSpec, finding: Diagnostic) -> Tuple[str, str]:
     """The finding's message as the spec says it: a functional case by its name (the rules count
     challenge.py's cases from 0), and a fix that fits a spec in place of the rule's own
     (D005's `use ops that run on every device` is about a challenge.py run on the CPU)."""

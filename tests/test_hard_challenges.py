@@ -147,7 +147,7 @@ def test_a_heading_finding_is_at_the_title_that_writes_it(tmp_path: Path):
     challenge = f"challenges/medium/{loaded.spec.dir_name}"
 
     def at(line: int, message: str) -> str:
-        finding = Finding(f"{challenge}/challenge.html", line, 1, "H002", ERROR, message)
+        finding = Finding.at(f"{challenge}/challenge.html", line, 1, "H002", ERROR, message)
         return str(spec_error(loaded, folder, challenge, finding).position)
 
     assert at(heading, "x") == f"{CONV.name}:{line_of(text, 'title: Example 2')}:12"
@@ -270,10 +270,10 @@ def test_a_deep_finding_names_the_case_and_a_fix_that_fits(tmp_path: Path):
     loaded = load_spec_text(CONV.read_text(), CONV.name)
     message = "reference_impl failed on functional case 2: RuntimeError: boom"
     message += "; use ops that run on every device"  # the rule's own fix, as Report.add adds it
-    finding = Finding("challenges/medium/x/challenge.py", 35, 1, "D005", ERROR, message)
+    finding = Finding.at("challenges/medium/x/challenge.py", 35, 1, "D005", ERROR, message)
     error = spec_error(loaded, tmp_path, "challenges/medium/x", finding)
-    assert error.message == (
-        "D005 reference_impl failed on case 'single_pixel' (functional case 3 of 7): "
+    assert error.code == "D005" and error.message == (
+        "reference_impl failed on case 'single_pixel' (functional case 3 of 7): "
         "RuntimeError: boom"
     )
     assert error.hint.startswith("fix the reference (it runs on the CPU here), or the case's ")

@@ -121,7 +121,7 @@ def _done(message: Dict[str, Any], count: int) -> Tuple[int, List[Any]]:
     index, rows = message["done"], message.get("findings", [])
     if not isinstance(index, int) or not 0 <= index < count or not isinstance(rows, list):
         raise Refused("a finished step without its index or findings")
-    return index, [Finding(**typed(row, FINDING_FIELDS)) for row in rows]
+    return index, [Finding.at(**typed(row, FINDING_FIELDS)) for row in rows]
 
 
 # --- the child's side -------------------------------------------------------------------------

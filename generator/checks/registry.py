@@ -10,8 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Dict, Iterable, List, Sequence, Tuple
 
-ERROR = "error"
-WARNING = "warning"
+from generator.diagnostic import ERROR, WARNING, Diagnostic
 
 #: static runs by default, formatters with --formatters, deep with --deep, specs for spec files
 STATIC = "static"
@@ -29,29 +28,8 @@ class Rule:
     fix: str
 
 
-@dataclass(frozen=True, order=True)
-class Finding:
-    """One problem at path:line:col. `message` says what is wrong and how to fix it."""
-
-    path: str
-    line: int
-    col: int
-    code: str
-    severity: str
-    message: str
-
-    def render(self) -> str:
-        return f"{self.path}:{self.line}:{self.col}: {self.code} {self.message}"
-
-    def as_dict(self) -> Dict[str, object]:
-        return {
-            "path": self.path,
-            "line": self.line,
-            "col": self.col,
-            "code": self.code,
-            "severity": self.severity,
-            "message": self.message,
-        }
+#: a finding is the diagnostic every spec error is too (generator/diagnostic.py)
+Finding = Diagnostic
 
 
 _E, _W = ERROR, WARNING

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import List, Optional, Sequence, Tuple
+from typing import Iterable, List, Optional, Sequence, Tuple
 
 from generator.checks.registry import DEEP, FORMATTERS, RULES, SPECS, STATIC, Finding, enabled
+from generator.diagnostic import Diagnostic
 
 #: the functional-case counts of the public set (benchmarks/case_counts.py, at 5a5c5d8): the 91 of
 #: its 98 challenges whose count is evident have 4 to 15 cases (median 8); a spec may set its own
@@ -77,8 +78,21 @@ class Report:
         hint = rule.fix if fix is None else fix
         text = f"{message}; {hint}" if hint else message
         self.findings.append(
-            Finding(path, max(int(line), 1), max(int(col), 1), code, rule.severity, text)
+            Finding.at(path, max(int(line), 1), max(int(col), 1), code, rule.severity, text)
         )
+
+    def add_diagnostics(self, code: str, diagnostics: Iterable[Diagnostic]) -> None:
+        """Spec errors under rule `code` (G001: the spec loads), each with its own code kept
+        in front of its message (a rendered challenge's D005, found while generating)."""
+        for diagnostic in diagnostics:
+            self.add(
+                code,
+                diagnostic.path,
+                diagnostic.line,
+                diagnostic.col,
+                diagnostic.text,
+                diagnostic.hint,
+            )
 
     def sorted(self) -> List[Finding]:
         return sorted(set(self.findings))

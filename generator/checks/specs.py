@@ -25,9 +25,7 @@ def check(paths: Sequence[Path], report: Report) -> None:
     try:
         loaded = pipeline.load_all(list(paths), Path.cwd())
     except SpecErrors as exc:
-        for error in exc.errors:
-            pos = error.position
-            report.add("G001", pos.file, pos.line, pos.column, error.message, error.hint)
+        report.add_diagnostics("G001", exc.errors)
         return
     if not loaded or not report.wants("G002"):
         return
@@ -36,9 +34,7 @@ def check(paths: Sequence[Path], report: Report) -> None:
     try:
         result = pipeline.generate(list(paths), root, check=True, root=Path.cwd())
     except SpecErrors as exc:
-        for error in exc.errors:
-            pos = error.position
-            report.add("G001", pos.file, pos.line, pos.column, error.message, error.hint)
+        report.add_diagnostics("G001", exc.errors)
         return
     except FormatError as exc:
         report.add("G001", loaded[0].display, 1, 1, f"rendering failed: {exc}", "")

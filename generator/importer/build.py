@@ -1586,9 +1586,9 @@ def _finish(
             verify_example(loaded)
         except SpecErrors as exc:
             for error in exc.errors:
-                generate_errors.append(error.message)
+                generate_errors.append(error.text)
                 report.note(
-                    f"chgen generate refuses this spec until it is fixed by hand: {error.message}"
+                    f"chgen generate refuses this spec until it is fixed by hand: {error.text}"
                 )
         rendered_dir = _write_tree(root / "tree", loaded, files)
         if page_text is not None:

@@ -14,6 +14,8 @@ from typing import Any, Dict, Optional, Tuple
 
 import yaml
 
+from generator.diagnostic import Diagnostic, Diagnostics, Position
+
 PathKey = Tuple[Any, ...]
 
 #: the deepest nesting of mappings and sequences a spec may use (the spec itself needs about 8)
@@ -23,38 +25,9 @@ MAX_ALIAS_NODES = 10_000
 MERGE_TAG = "tag:yaml.org,2002:merge"
 
 
-@dataclass(frozen=True)
-class Position:
-    file: str
-    line: int  # 1-based
-    column: int  # 1-based
-
-    def __str__(self) -> str:
-        return f"{self.file}:{self.line}:{self.column}"
-
-
-class SpecError(Exception):
-    """A problem in a spec that the author must fix; `str()` is the one-line message."""
-
-    def __init__(self, position: Position, message: str, hint: str = ""):
-        self.position = position
-        self.message = message
-        self.hint = hint
-        super().__init__(self.render())
-
-    def render(self) -> str:
-        text = f"{self.position}: {self.message}"
-        if self.hint:
-            text += f" ({self.hint})"
-        return text
-
-
-class SpecErrors(Exception):
-    """Every problem found in one spec, in file order."""
-
-    def __init__(self, errors: list[SpecError]):
-        self.errors = sorted(errors, key=lambda e: (e.position.line, e.position.column))
-        super().__init__("\n".join(e.render() for e in self.errors))
+#: a spec's errors are the diagnostics every check reports (generator/diagnostic.py)
+SpecError = Diagnostic
+SpecErrors = Diagnostics
 
 
 @dataclass
