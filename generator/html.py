@@ -13,6 +13,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, List, Optional, Sequence, Tuple, Union
 
+from generator.page.vocabulary import BULLET, INPUT_LABEL, OUTPUT_LABEL
+
 #: examples with more elements than this are shown by their shapes, not their values
 SUMMARY_ELEMENTS = 4096
 
@@ -111,33 +113,7 @@ def shape_text(shape: Sequence[int]) -> str:
 
 def performance_bullet(sizes: Sequence[Tuple[str, int]]) -> str:
     parts = ", ".join(f"<code>{name}</code> = {grouped(value)}" for name, value in sizes)
-    return f"Performance is measured with {parts}"
-
-
-@dataclass(frozen=True)
-class PreLayout:
-    """How a <pre> example writes its lines (see the spec's page.pre)."""
-
-    tight: bool = False
-    aligned: bool = True
-    unnamed: Tuple[str, ...] = ()
-    inline: bool = False
-    indent: str = ""
-    size_note: bool = False
-
-
-@dataclass(frozen=True)
-class MatrixLayout:
-    """How a bmatrix example labels its parts (see the spec's page.matrix)."""
-
-    strong: bool = True
-    split: bool = True
-    labels: str = "code"
-    times: str = "&times;"
-    gap: bool = True
-    squeeze: bool = False
-    indent: str = ""
-    inline: bool = False
+    return f"{BULLET} {parts}"
 
 
 def unbatched(data: Any) -> Any:
@@ -146,20 +122,6 @@ def unbatched(data: Any) -> Any:
     while isinstance(data, list) and len(data) == 1 and len(literal_dims(data)) > 2:
         data = data[0]
     return data
-
-
-def tensor_label(name: str, value: Any, style: str = "code", times: str = "&times;") -> str:
-    """'<code>Q</code> (2&times;4):' — the label above one example matrix, as most public matrix
-    pages write it; a 1-D tensor's label carries no size. The "latex" style writes
-    'Matrix \\(A\\) (\\(2 \\times 2\\)):' and 'Vector \\(x\\):'."""
-    dims = literal_dims(value)
-    if style == "latex":
-        if len(dims) >= 2:
-            size = " \\times ".join(str(d) for d in dims)
-            return f"Matrix \\({name}\\) (\\({size}\\)):"
-        return f"Vector \\({name}\\):"
-    suffix = f" ({times.join(str(d) for d in dims)})" if len(dims) >= 2 else ""
-    return f"<code>{name}</code>{suffix}:"
 
 
 def scalar_line(name: str, latex: Optional[str], value: Any, form: NumberFormat = PLAIN) -> str:
@@ -225,14 +187,6 @@ ExampleSection = Union[MatrixExample, PreExample, WrittenExample]
 Shown = Tuple[str, List[Any], Any]
 
 
-def example_titles(given: Sequence[Optional[str]]) -> List[str]:
-    """The public majority: "Example" alone; "Example 1:", "Example 2:", ... when there are
-    several; an example's own title wins."""
-    count = len(given)
-    default = ["Example"] if count == 1 else [f"Example {i}:" for i in range(1, count + 1)]
-    return [title or fallback for title, fallback in zip(given, default)]
-
-
 def shown_value(dims: Sequence[Any], value: Any, column: int, form: NumberFormat = PLAIN) -> str:
     """A <pre> value: a tensor of shape [1] (a single result) as its number, `Output: mse = 0.25`
     as the public pages write it; anything else (a [N] tensor with N = 1 too) as its list."""
@@ -252,127 +206,23 @@ def example_form(tensors: Sequence[Shown], squeeze: bool = False) -> str:
     return "matrix" if ranks and max(ranks) == 2 else "pre"
 
 
-def example_blocks(
-    title: str,
-    inputs: List[Shown],
-    outputs: List[Shown],
-    scalar_lines: List[Tuple[str, Optional[str], Any]],
-    explanation: Optional[str] = None,
-    pre: PreLayout = PreLayout(),
-    matrix: MatrixLayout = MatrixLayout(),
-    sizes: Sequence[Tuple[str, Any]] = (),
-    numbers: Tuple[NumberFormat, NumberFormat] = (PLAIN, PLAIN),
-    display: Optional[str] = None,
-) -> ExampleSection:
-    """Everything the template needs for one Example section.
-
-    `inputs`/`outputs` are (name, symbolic shape, literal data); `scalar_lines` are the scalars the
-    section lists as (name, latex or None, value); `explanation` is HTML shown under the data;
-    `pre` and `matrix` say how the page lays its form out; `sizes` are (name, value) of the sizes
-    for a `size_note`; `numbers` are the number formats of the Input and the Output part;
-    `display`, when given, is the data block's HTML as written.
-    """
-    if display is not None:
-        return WrittenExample(title, display.strip("\n"), explanation)
-    form = example_form(inputs + outputs, matrix.squeeze)
-    given, got = numbers
-    if form == "matrix":
-        lines = [scalar_line(n, latex, v, given) for n, latex, v in scalar_lines]
-        heading = "<strong>{}:</strong>" if matrix.strong else "{}:"
-
-        def indented(text: str) -> str:
-            return "\n".join(matrix.indent + line for line in text.split("\n"))
-
-        def block(name: str, value: Any, form: NumberFormat) -> str:
-            label = tensor_label(name, value, matrix.labels, matrix.times)
-            shown = unbatched(value) if matrix.squeeze else value
-            return indented(label + "\n" + bmatrix(shown, form))
-
-        if matrix.inline and lines:
-            lines = [", ".join(lines)]
-        return MatrixExample(
-            title=title,
-            inputs=[block(n, v, given) for n, _, v in inputs],
-            outputs=[block(n, v, got) for n, _, v in outputs],
-            scalar_lines=[indented(line + "<br>") for line in lines[:-1]]
-            + [indented(line) for line in lines[-1:]],
-            explanation=explanation,
-            input_heading=indented(heading.format("Input")),
-            output_heading=indented(heading.format("Output")),
-            split=matrix.split,
-            gap=matrix.gap,
-        )
-    if form == "summary":
-        lines = _summary_lines(inputs, outputs, scalar_lines)
-        return PreExample(title, lines, explanation, intro=summary_intro(sizes, inputs))
-    lines = _pre_lines(inputs, outputs, scalar_lines, pre, sizes, numbers)
-    return PreExample(title, lines, explanation, tight=pre.tight)
-
-
-def _summary_lines(
+def summary_lines(
     inputs: List[Shown], outputs: List[Shown], scalar_lines: List[Tuple[str, Optional[str], Any]]
 ) -> List[str]:
-    width = len("Output: ")
+    width = len(f"{OUTPUT_LABEL} ")
     given = [(f"{n}.shape", shape_text(literal_dims(v))) for n, _, v in inputs]
     given += [(latex or n, format_number(v)) for n, latex, v in scalar_lines]
     got = [(f"{n}.shape", shape_text(literal_dims(v))) for n, _, v in outputs]
     pad = max(len(label) for label, _ in given + got)
     lines = [
-        f"{'Input:  ' if i == 0 else ' ' * width}{label.ljust(pad)} = {text}"
+        f"{f'{INPUT_LABEL}  ' if i == 0 else ' ' * width}{label.ljust(pad)} = {text}"
         for i, (label, text) in enumerate(given)
     ]
     lines += [
-        f"{'Output: ' if i == 0 else ' ' * width}{label.ljust(pad)} = {text}"
+        f"{f'{OUTPUT_LABEL} ' if i == 0 else ' ' * width}{label.ljust(pad)} = {text}"
         for i, (label, text) in enumerate(got)
     ]
     return lines
-
-
-def _pre_lines(
-    inputs: List[Shown],
-    outputs: List[Shown],
-    scalar_lines: List[Tuple[str, Optional[str], Any]],
-    pre: PreLayout,
-    sizes: Sequence[Tuple[str, Any]] = (),
-    numbers: Tuple[NumberFormat, NumberFormat] = (PLAIN, PLAIN),
-) -> List[str]:
-    """`Input:  name = value` lines, then `Output: name = value`: one per value, or the Input
-    part on one line (`inline`); a sole tensor without its name in the `unnamed` parts; the sizes
-    after the first line, `  (N=4)`, for a `size_note`."""
-    in_lead = "Input:  " if pre.aligned else "Input: "
-    out_lead = "Output: "
-
-    def part(lead: str, shown: List[Tuple[Optional[str], str]]) -> List[str]:
-        if pre.inline and shown:
-            joined = ", ".join(text if name is None else f"{name} = {text}" for name, text in shown)
-            return [lead + joined]
-        return [
-            (lead if i == 0 else " " * len(lead)) + (text if name is None else f"{name} = {text}")
-            for i, (name, text) in enumerate(shown)
-        ]
-
-    def tensors(lead: str, given: List[Shown], part: str) -> List[Tuple[Optional[str], str]]:
-        bare = part in pre.unnamed and len(given) == 1
-        column = len(pre.indent) + len(lead)
-        form = numbers[part == "output"]
-        return [
-            (
-                (None, shown_value(dims, value, column, form))
-                if bare
-                else (name, shown_value(dims, value, column + len(name) + 3, form))
-            )
-            for name, dims, value in given
-        ]
-
-    given = tensors(in_lead, inputs, "input") + [
-        (latex or name, format_number(value, numbers[0])) for name, latex, value in scalar_lines
-    ]
-    input_lines = part(in_lead, given)
-    if pre.size_note and sizes and input_lines:
-        note = ", ".join(f"{name}={format_number(value)}" for name, value in sizes)
-        input_lines[0] += f"  ({note})"
-    lines = input_lines + part(out_lead, tensors(out_lead, outputs, "output"))
-    return [pre.indent + line for line in lines]
 
 
 def draw_text(kind: str, args: Sequence[Any]) -> str:

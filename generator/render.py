@@ -25,10 +25,14 @@ from generator.challenge.pyfile import WORLD_SIZE, asserted_tensors
 from generator.dtypes import lookup
 from generator.formatting import LINE_LENGTH, format_text
 from generator.languages import LANGUAGES, SigParam, for_gpus
+from generator.page import headings, lists
+from generator.page.examples import example_blocks
+from generator.page.matrix import MatrixLayout
+from generator.page.pre import PreLayout
+from generator.page.vocabulary import TITLES, example_titles
 from generator.resources import template_dir
 from generator.spec import code_inputs, example_page, shapes
 from generator.spec.derived import is_size, shape_of, size_names
-from generator.spec.read import LoadedSpec
 from generator.spec.model import (
     Case,
     Distribution,
@@ -41,6 +45,7 @@ from generator.spec.model import (
     helper_preamble,
     is_method,
 )
+from generator.spec.read import LoadedSpec
 
 
 class TemplateContext:
@@ -798,6 +803,8 @@ class ChallengeHtmlContext(TemplateContext):
     #: a multi-GPU challenge's setup paragraphs, each as its lines (wrapped as spec paragraphs are)
     rank_setup: List[List[str]] = field(default_factory=list)
     sections: OwnSections = field(default_factory=OwnSections)
+    #: the standard sections' titles (generator/page/vocabulary.py)
+    titles: Dict[str, str] = field(default_factory=lambda: dict(TITLES))
 
 
 def example_section(spec: Spec, example: Example, title: str) -> html.ExampleSection:
@@ -809,7 +816,7 @@ def example_section(spec: Spec, example: Example, title: str) -> html.ExampleSec
     if example.explanation:  # its own blank lines before it are the page's (a bmatrix's gap)
         explanation = leading_newlines(example.explanation) + example.explanation.strip()
     if example.text_only:
-        return html.example_blocks(title, [], [], [], explanation, display=example.display)
+        return example_blocks(title, [], [], [], explanation, display=example.display)
     sizes = size_names(spec)
     tensors = [p for p in spec.signature if p.is_tensor]
     inputs = [
@@ -828,16 +835,16 @@ def example_section(spec: Spec, example: Example, title: str) -> html.ExampleSec
         for name in example_page.shown_scalars(spec, example, sizes)
     ]
     pre, matrix = spec.page.pre, spec.page.matrix
-    return html.example_blocks(
+    return example_blocks(
         title,
         inputs,
         outputs,
         scalar_lines,
         explanation,
-        html.PreLayout(
+        PreLayout(
             pre.tight, pre.aligned, tuple(pre.unnamed), pre.inline, pre.indent, pre.size_note
         ),
-        html.MatrixLayout(
+        MatrixLayout(
             matrix.strong,
             matrix.split,
             matrix.labels,
@@ -895,11 +902,10 @@ def performance_sizes(spec: Spec) -> List[Tuple[str, Any]]:
 def challenge_html_context(loaded: LoadedSpec) -> ChallengeHtmlContext:
     spec = loaded.spec
     examples = spec.examples
-    titles = html.example_titles([ex.title for ex in examples])
-    counts = spec.page.section_gaps or [1] * (len(examples) + 2)
-    gaps = ["\n" * count for count in counts]
+    titles = example_titles([ex.title for ex in examples])
+    gaps = headings.write_gaps(spec.page, len(examples))
     items = spec.requirement_items + list(spec.constraints)
-    indents = spec.page.item_indents or [spec.page.item_indent] * len(items)
+    indents = lists.write(spec.page, len(items))
     split = len(spec.requirement_items)
     return ChallengeHtmlContext(
         description=spec.description.strip(),

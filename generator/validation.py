@@ -150,7 +150,7 @@ def _heading_position(
     if not name.endswith(".html"):
         return None
     from generator.challenge.page import heading_title, missing_section_title
-    from generator.html import example_titles
+    from generator.page.vocabulary import CONSTRAINTS, EXAMPLE, REQUIREMENTS, example_titles
 
     spec = loaded.spec
     missing = missing_section_title(message)
@@ -163,11 +163,11 @@ def _heading_position(
         for i, (text, ex) in enumerate(zip(titles, spec.examples))
     ]
     keys += [(s.title, ("sections", j, "title")) for j, s in enumerate(spec.sections)]
-    keys += [("Implementation Requirements", ("requirements",)), ("Constraints", ("constraints",))]
+    keys += [(REQUIREMENTS, ("requirements",)), (CONSTRAINTS, ("constraints",))]
     for text, key in keys:
         if text == title or (missing and text.rstrip(":").startswith(title)):
             return loaded.position(*key)
-    if missing and title.startswith("Example"):
+    if missing and title.startswith(EXAMPLE):
         return loaded.position("examples", 0)
     return None
 

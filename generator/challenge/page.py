@@ -17,6 +17,19 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, NamedTuple, Optional, Tuple
 
+from generator.page import headings, lists, matrix, pre
+from generator.page.matrix import INLINE_SCALARS_RE
+from generator.page.pre import top_level_parts
+from generator.page.vocabulary import (
+    BULLET,
+    EXAMPLE,
+    INPUT_LABEL,
+    OUTPUT,
+    OUTPUT_LABEL,
+    section_of,
+    standard_kind,
+)
+
 TAG_RE = re.compile(
     r"<!--.*?-->|<(/?)([a-zA-Z][a-zA-Z0-9]*)\b((?:[^>\"']|\"[^\"]*\"|'[^']*')*)>", re.S
 )
@@ -24,10 +37,6 @@ ATTR_RE = re.compile(r"([a-zA-Z_:][\w:.-]*)\s*(?:=\s*(\"[^\"]*\"|'[^']*'|[^\s>]+
 BLOCK_TAGS = {"h1", "h2", "h3", "h4", "h5", "h6", "p", "pre", "ul", "ol", "div", "table", "svg"}
 MATH_RE = re.compile(r"\\\(|\\\[")
 LITERAL_TAGS = ("pre", "code", "svg", "script", "style", "textarea")
-BULLET = "Performance is measured with"
-SECTION_IR = "Implementation Requirements"
-SECTION_CONSTRAINTS = "Constraints"
-EXAMPLE_TITLE_RE = re.compile(r"^examples?(\s*\d+)?$", re.I)
 
 
 @dataclass
@@ -231,7 +240,7 @@ class Page:
         return [_example(self, heading) for heading in self.sections("example")]
 
     def sections(self, kind: str) -> List[Heading]:
-        return [h for h in self.headings if h.level == 2 and section_kind(h.title) == kind]
+        return [h for h in self.headings if h.level == 2 and standard_kind(h.title) == kind]
 
 
 @dataclass
@@ -258,7 +267,7 @@ def own_sections(page: Page) -> List[OwnSection]:
     section it follows (titles are matched by their start, as the importer reads them)."""
     places = {
         None: "description",
-        "implementation requirements": "requirements",
+        "requirements": "requirements",
         "example": "examples",
         "constraints": "constraints",
     }
@@ -295,16 +304,6 @@ def own_html(body: str) -> str:
 def _blank_lines(between: str) -> str:
     """The blank lines `between` two parts holds, as newlines (its first ends the line before)."""
     return "\n" * max(between.count("\n") - 1, 0)
-
-
-def section_kind(title: str) -> Optional[str]:
-    if title.lower() == SECTION_IR.lower():
-        return "requirements"
-    if EXAMPLE_TITLE_RE.match(title):
-        return "example"
-    if title.lower() == SECTION_CONSTRAINTS.lower():
-        return "constraints"
-    return None
 
 
 def math_segments(page: Page) -> List[Tuple[int, int, str]]:
@@ -766,7 +765,6 @@ _SCALAR_LINE_RE = re.compile(
     r"^(?:\\\((.+?) = [^\s\\]+\\\)|<code>(\w+)</code>: \S+?|\\\((.*?)\\\) = \S+?)(?:<br>)?$"
 )
 #: several scalars on one line, joined by ", ": `<code>a</code>: 1, <code>b</code>: 2`
-_INLINE_SCALARS_RE = re.compile(r"^<code>\w+</code>: [^\s,<]+(?:, <code>\w+</code>: [^\s,<]+)+$")
 
 
 def _example(page: Page, heading: Heading) -> Example:
@@ -804,20 +802,6 @@ def _explanation(body: str, form: Optional[str]) -> Optional[str]:
     return rest if rest.startswith("<p") and rest.endswith("</p>") else None
 
 
-def top_level_parts(line: str) -> List[str]:
-    """`A = [1, 2], N = 2` -> ['A = [1, 2]', 'N = 2']: the line split at commas outside brackets
-    and parentheses, each part stripped."""
-    parts, depth, start = [], 0, 0
-    for i, char in enumerate(line):
-        depth += char in "[("
-        depth -= char in "])"
-        if char == "," and depth == 0:
-            parts.append(line[start:i].strip())
-            start = i + 1
-    parts.append(line[start:].strip())
-    return [part for part in parts if part]
-
-
 def _pre_labels(body: str) -> List[str]:
     """The names of the `name = value` parts of the Input part of a <pre> example (one or several
     a line)."""
@@ -826,9 +810,9 @@ def _pre_labels(body: str) -> List[str]:
     in_output = False
     for raw in match.group(1).splitlines() if match else []:
         line = raw.strip()
-        for label in ("Input:", "Output:"):
+        for label in (INPUT_LABEL, OUTPUT_LABEL):
             if line.startswith(label):
-                in_output = label == "Output:"
+                in_output = label == OUTPUT_LABEL
                 line = line[len(label) :].strip()
         if not in_output:
             labels += [part.split(" = ", 1)[0] for part in top_level_parts(line) if " = " in part]
@@ -837,10 +821,10 @@ def _pre_labels(body: str) -> List[str]:
 
 def _matrix_labels(body: str) -> List[str]:
     """The labels of the `\\(label\\) = value` scalar lines before a bmatrix example's Output."""
-    before = re.split(r"Output:\s*(?:<br>)?", body, maxsplit=1)[0]
+    before = re.split(rf"{OUTPUT}:\s*(?:<br>)?", body, maxsplit=1)[0]
     labels = []
     for line in before.splitlines():
-        if _INLINE_SCALARS_RE.match(line.strip()):
+        if INLINE_SCALARS_RE.match(line.strip()):
             labels.extend(re.findall(r"<code>(\w+)</code>:", line))
             continue
         match = _SCALAR_LINE_RE.match(line.strip())
@@ -856,55 +840,39 @@ def read_page(text: str, display: str = "challenge.html") -> Page:
 
 def _layout_kind(heading: Heading) -> Optional[str]:
     """A section title matched by its start ("Example 1", "Examples"), as the importer does."""
-    lowered = heading.title.lower()
-    kinds = ("implementation requirements", "example", "constraints")
-    return next((kind for kind in kinds if lowered.startswith(kind)), None)
-
-
-_DEFAULT_INDENT = "  "
+    return section_of(heading.title)
 
 
 def page_layout(page: Page, examples: List[Example]) -> Dict[str, Any]:
     """The page's layout choices that differ from chgen's default form, keyed as a spec's
-    `page:` block (list indentation, blank lines, the first <pre> and bmatrix examples' forms)."""
-    form: Dict[str, Any] = {}
+    `page:` block; each family of flags is read by its module in generator/page/ from the parts
+    of the page found here."""
     text = page.text
     h2 = [h for h in page.headings if h.level == 2]
-    lists = [h for h in h2 if _layout_kind(h) in ("implementation requirements", "constraints")]
-    items = [i for h in lists for i in page.items(h) if not i.text.startswith(BULLET)]
-    written = [text[text.rfind("\n", 0, i.start) + 1 : i.start] for i in items]
-    if written and not any(indent.strip(" ") for indent in written):
-        if len(set(written)) > 1:
-            form["item_indents"] = written
-        elif written[0] != _DEFAULT_INDENT:
-            form["item_indent"] = written[0]
+    listed = [h for h in h2 if _layout_kind(h) in ("requirements", "constraints")]
+    items = [i for h in listed for i in page.items(h) if not i.text.startswith(BULLET)]
+    form: Dict[str, Any] = lists.read(
+        [text[text.rfind("\n", 0, i.start) + 1 : i.start] for i in items]
+    )
     standard = [h for h in h2 if _layout_kind(h) is not None]
-    leads = {text[text.rfind("\n", 0, h.start) + 1 : h.start] for h in standard}
-    if len(leads) == 1:
-        lead = leads.pop()
-        if lead and not lead.strip(" "):
-            form["indent"] = lead
-    gaps = []
-    for section, kind in (
-        ("requirements", "implementation requirements"),
-        ("examples", "example"),
-        ("constraints", "constraints"),
-    ):
+    gapped = {}
+    for kind in ("requirements", "example", "constraints"):
         first = next((h for h in h2 if _layout_kind(h) == kind), None)
-        if first is not None and re.match(r"[ \t]*\n[ \t]*\n", text[first.body_start :]):
-            gaps.append(section)
-    if gaps:
-        form["heading_gap"] = gaps
-    sections = [h for h in h2 if _layout_kind(h) is not None]
-    gaps_before = [_blank_lines_before(text, h.start) for h in sections]
-    if any(gap != 1 for gap in gaps_before):
-        form["section_gaps"] = gaps_before
-    pre = _pre_form(page, examples)
-    if pre:
-        form["pre"] = pre
-    matrix = _matrix_form(page, examples)
-    if matrix:
-        form["matrix"] = matrix
+        gapped[kind] = first is not None and bool(
+            re.match(r"[ \t]*\n[ \t]*\n", text[first.body_start :])
+        )
+    form.update(
+        headings.read(
+            {text[text.rfind("\n", 0, h.start) + 1 : h.start] for h in standard},
+            gapped,
+            [_blank_lines_before(text, h.start) for h in standard],
+        )
+    )
+    for key, family, kind in (("pre", pre, "pre"), ("matrix", matrix, "bmatrix")):
+        shown = next((e for e in examples if e.form == kind), None)
+        flags = family.read(page.body(shown.heading)) if shown is not None else {}
+        if flags:
+            form[key] = flags
     return form
 
 
@@ -912,86 +880,6 @@ def _blank_lines_before(text: str, offset: int) -> int:
     """How many blank lines stand right before `offset` (at most 3)."""
     before = re.search(r"(?:\n[ \t]*)*$", text[:offset]).group(0)
     return min(max(before.count("\n") - 1, 0), 3)
-
-
-def _pre_form(page: Page, examples: List[Example]) -> Dict[str, Any]:
-    """How the first <pre> example lays out its lines."""
-    first = next((e for e in examples if e.form == "pre"), None)
-    if first is None:
-        return {}
-    body = page.body(first.heading)
-    match = re.search(r"<pre>(.*?)</pre>", body, re.S)
-    if match is None:
-        return {}
-    inner = match.group(1)
-    form: Dict[str, Any] = {}
-    if not inner.startswith("\n") and not inner.endswith("\n"):
-        form["tight"] = True
-    lines = [line for line in inner.strip("\n").splitlines() if line.strip()]
-    indents = {
-        len(line) - len(line.lstrip(" "))
-        for line in lines
-        if line.lstrip().startswith(("Input:", "Output:"))
-    }
-    if len(indents) == 1 and indents != {0}:
-        form["indent"] = " " * indents.pop()
-    labelled = [line.strip() for line in lines]
-    inputs = next((line for line in labelled if line.startswith("Input:")), None)
-    if inputs is not None and inputs.startswith("Input: ") and not inputs.startswith("Input:  "):
-        form["aligned"] = False
-    unnamed = [
-        part
-        for part, label in (("input", "Input:"), ("output", "Output:"))
-        if any(
-            line.startswith(label) and line[len(label) :].strip()[:1] in "[-0123456789"
-            for line in labelled
-        )
-    ]
-    if unnamed:
-        form["unnamed"] = unnamed
-    if inputs is not None:
-        written_in = inputs.split(":", 1)[1]
-        note = re.search(r"\s\s\((?:\w+=[\d.]+(?:, )?)+\)$", written_in)
-        if note:
-            form["size_note"] = True
-            written_in = written_in[: note.start()]
-        following = labelled[labelled.index(inputs) + 1 :]
-        alone = not following or following[0].startswith("Output:")
-        if alone and len(top_level_parts(written_in)) > 1:
-            form["inline"] = True
-    return form
-
-
-def _matrix_form(page: Page, examples: List[Example]) -> Dict[str, Any]:
-    """How the first bmatrix example labels its parts."""
-    first = next((e for e in examples if e.form == "bmatrix"), None)
-    if first is None:
-        return {}
-    body = page.body(first.heading)
-    form: Dict[str, Any] = {}
-    if "<strong>Input" not in body:
-        form["strong"] = False
-    split = re.search(r"</p>(\s*)<p>\s*(?:<strong>)?Output", body)
-    if not split:
-        form["split"] = False
-    elif "\n\n" not in split.group(1):
-        form["gap"] = False
-    if re.search(r"(?:Matrix|Vector) \\\(", body):
-        form["labels"] = "latex"
-    if re.search(r"</code> \(\d+×\d+", body):
-        form["times"] = "×"
-    inner = [
-        line
-        for part in re.findall(r"<p>\n(.*?)\n</p>", body, re.S)
-        for line in part.split("\n")
-        if line.strip()
-    ]
-    leads = {line[: len(line) - len(line.lstrip(" "))] for line in inner}
-    if len(leads) == 1 and leads != {""}:
-        form["indent"] = leads.pop()
-    if any(_INLINE_SCALARS_RE.match(line.strip()) for line in inner):
-        form["inline"] = True
-    return form
 
 
 # ------------------------------------------------------------------ the text a reader sees
@@ -1110,7 +998,7 @@ def text_losses(old: str, new: str) -> List[TextLoss]:
             key = ("description", "the description", 0)
         elif kind == "example":
             number = examples.index(heading) + 1
-            key = ("example", heading.title or f"Example {number}", number)
+            key = ("example", heading.title or f"{EXAMPLE} {number}", number)
         elif kind is None:
             key = ("section", heading.title, owns.index(heading))
         else:

@@ -12,9 +12,6 @@ import re
 from typing import Dict, List, Optional
 
 from generator.challenge.page import (
-    BULLET,
-    SECTION_CONSTRAINTS,
-    SECTION_IR,
     Page,
     Tag,
     attributes,
@@ -23,7 +20,6 @@ from generator.challenge.page import (
     multi_row_matrix,
     performance_bullet,
     read_page,
-    section_kind,
     shapes_only_example,
 )
 from generator.challenge.pyfile import ChallengePy
@@ -31,6 +27,7 @@ from generator.checks.model import example_ranks
 from generator.checks.report import Report
 from generator.checks.source import ChallengeDir
 from generator.html import grouped
+from generator.page.vocabulary import BULLET, TITLES, standard_kind
 
 TEXT_MACRO_RE = re.compile(r"\\text(?:bf|it|tt|rm|sf|normal)?\s*\{")
 _PLAIN_INT = re.compile(r"^-?\d+$")
@@ -85,19 +82,16 @@ def _headings(page: Page, report: Report, where: str) -> None:
         elif not heading.closed:
             report.add("H003", where, line, col, f"<h2> {heading.title[:40]!r} is never closed")
     kinds = [
-        (section_kind(h.title), h) for h in page.headings if h.level == 2 and section_kind(h.title)
+        (standard_kind(h.title), h)
+        for h in page.headings
+        if h.level == 2 and standard_kind(h.title)
     ]
     order = {"requirements": 0, "example": 1, "constraints": 2}
-    names = {
-        "requirements": SECTION_IR,
-        "example": "Example",
-        "constraints": SECTION_CONSTRAINTS,
-    }
     present = {kind for kind, _ in kinds}
     for kind in order:
         if kind not in present:
             line, col = page.pos(len(page.text.rstrip()))
-            report.add("H002", where, line, col, f"no <h2>{names[kind]}</h2> section")
+            report.add("H002", where, line, col, f"no <h2>{TITLES[kind]}</h2> section")
     highest = -1
     for kind, heading in kinds:
         if order[kind] < highest:

@@ -31,7 +31,7 @@ from generator.checks.report import Options
 from generator.checks.runner import run as run_checks
 from generator.dtypes import lookup
 from generator.example_check import reference_function, start_value, verify_example
-from generator.html import example_form, example_titles, literal_dims, performance_bullet
+from generator.html import example_form, literal_dims, performance_bullet
 from generator.importer import coded
 from generator.importer import html as page_reader
 from generator.importer import infer, pyast, starters
@@ -53,6 +53,7 @@ from generator.importer.trace import (
 from generator.importer.writer import dump_spec
 from generator.languages import LANGUAGES, SigParam
 from generator.naming import DIFFICULTIES, SLUG_RE, URL_NAME_RE
+from generator.page.vocabulary import example_titles
 from generator.render import CORE_BASE, challenge_dir, render_challenge, render_core, render_page
 from generator.resources import template_dir
 from generator.spec import SpecErrors, load_spec

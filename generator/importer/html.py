@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, Iterator, List, Optional, Tuple, Union
 
 from generator.challenge.page import (
-    BULLET,
     Heading,
     ListItem,
     Roles,
@@ -25,8 +24,7 @@ from generator.challenge.page import (
 from generator.challenge.page import read_page as read_page_facts
 from generator.html import NumberFormat, format_number
 from generator.importer.report import ImportFailure
-
-_SECTIONS = ("implementation requirements", "example", "constraints")
+from generator.page.vocabulary import BULLET, section_of
 
 
 @dataclass
@@ -66,12 +64,6 @@ class Page:
     bullet: Optional[str] = None
 
 
-def _kind(heading: Heading) -> Optional[str]:
-    """The spec field a section feeds: titles are matched by their start ("Example 1")."""
-    lowered = heading.title.lower()
-    return next((kind for kind in _SECTIONS if lowered.startswith(kind)), None)
-
-
 def read_page(
     text: str,
     outputs: List[str],
@@ -98,8 +90,8 @@ def read_page(
     constraints: List[str] = []
     examples = []
     for heading in [h for h in page.headings if h.level == 2]:
-        kind = _kind(heading)
-        if kind == "implementation requirements":
+        kind = section_of(heading.title)
+        if kind == "requirements":
             requirements = _requirements(page, heading)
         elif kind == "example":
             examples.append(heading)

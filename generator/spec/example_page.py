@@ -14,7 +14,8 @@ from __future__ import annotations
 from typing import Any, Iterable, List, Mapping, Sequence, Tuple
 
 from generator import html
-from generator.challenge.page import section_kind, strip_tags
+from generator.challenge.page import strip_tags
+from generator.page.vocabulary import standard_kind
 from generator.spec import shapes
 from generator.spec.model import Example, Param, Spec
 
@@ -172,7 +173,7 @@ def _shown_issues(spec, example, base, sizes, scalars, label) -> Iterable[Issue]
 def _title_issues(spec, example, base, sizes, label) -> Iterable[Issue]:
     """The page rules (H002) and the importer read an Example section by its heading."""
     heading = strip_tags(example.title).rstrip(":").strip()
-    if section_kind(heading) == "example":
+    if standard_kind(heading) == "example":
         return
     hint = f"use {EXAMPLE_TITLES}"
     if "=" in example.title and example.shown is None and hidden_sizes(spec, example, sizes):

@@ -33,6 +33,7 @@ from generator.naming import (
     URL_NAME_RULE,
     forbidden_name_reason,
 )
+from generator.page.vocabulary import CONSTRAINTS, EXAMPLE, REQUIREMENTS, section_of
 
 
 class SpecValueError(ValueError):
@@ -551,11 +552,11 @@ class Section(Strict):
     @field_validator("title")
     @classmethod
     def _own_title(cls, v: str) -> str:
-        plain = " ".join(re.sub(r"<[^>]*>", " ", v).split()).lower()
-        if plain.startswith(("implementation requirements", "example", "constraints")):
+        plain = " ".join(re.sub(r"<[^>]*>", " ", v).split())
+        if section_of(plain) is not None:
             raise SpecValueError(
                 f"{v!r} reads as a standard section's title (chgen import takes a section "
-                "whose title starts with Implementation Requirements, Example or Constraints "
+                f"whose title starts with {REQUIREMENTS}, {EXAMPLE} or {CONSTRAINTS} "
                 "for that section)",
                 "write that section's content in its own field (requirements, examples, "
                 "constraints); an own section needs another title",

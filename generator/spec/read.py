@@ -33,7 +33,6 @@ from generator.spec.yamlpos import (
 )
 
 
-
 @dataclass(frozen=True)
 class LoadedSpec:
     """A validated spec, where it came from, and the YAML positions for later error reports."""

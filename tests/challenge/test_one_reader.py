@@ -1,4 +1,5 @@
-"""Only generator/challenge/ parses challenge.py and challenge.html: the sources are scanned."""
+"""Only generator/challenge/ parses challenge.py and challenge.html (with generator/page/, whose
+modules read each `page:` layout flag beside the code that writes it): the sources are scanned."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ import generator
 
 PACKAGE = Path(generator.__file__).parent
 READER = PACKAGE / "challenge"
+#: the page's layout flags, each family read where it is written
+PAGE_FAMILIES = PACKAGE / "page"
 
 #: modules that parse Python which is not challenge.py, and what they parse
 PARSES_OTHER_PYTHON = {
@@ -37,7 +40,7 @@ SEARCHES_OTHER_HTML = {"spec/read.py": "the spec's own svg field (inline or a si
 
 def _modules():
     for path in sorted(PACKAGE.rglob("*.py")):
-        if READER not in path.parents:
+        if READER not in path.parents and PAGE_FAMILIES not in path.parents:
             yield path.relative_to(PACKAGE).as_posix(), ast.parse(path.read_text("utf-8"))
 
 

@@ -6,11 +6,11 @@ import math
 import re
 from typing import Iterable, List
 
-from generator.challenge.page import BULLET
 from generator.dtypes import lookup
+from generator.page.vocabulary import BULLET
 from generator.spec import shapes
-from generator.spec.limits import PERF_BYTES_LIMIT
 from generator.spec.derived import SpecView, resolve_shape, size_names
+from generator.spec.limits import PERF_BYTES_LIMIT
 from generator.spec.model import Param, Spec
 from generator.spec.rules.common import (
     Issue,
@@ -20,7 +20,6 @@ from generator.spec.rules.common import (
     check_scalar_values,
     computed_scalars,
 )
-
 
 
 def validate_performance(view: SpecView) -> Iterable[Issue]:
