@@ -148,7 +148,7 @@ def main() -> None:
         if source is not None:
             model = read_challenge_py(source.text, source.display)
             deep.check_here([ch], {ch.path: model}, report)
-        findings: List[Dict[str, Any]] = [dataclasses.asdict(f) for f in report.findings]
+        findings: List[Dict[str, Any]] = [f.as_dict() for f in report.findings]
         child.send({"done": index, "findings": findings})
 
 
