@@ -13,9 +13,10 @@ code as the original computes it, for every seed and device. Another value taken
 into Python (an index) is written as the number it was, which is right only where those draws are
 the same on every device and every seed: drawn on the CPU after the method seeds the stream
 itself. Taken out of data drawn on `self.device` (a GPU draws other values than the CPU) or drawn
-before the method's own seed (other seeds draw other values), the case is refused. What cannot be written back (its own torch.Generator, an object that is not
-a tensor, number or torch constant, a draw shared with an earlier case, Python-made data of more
-than 4096 numbers) is a ReplayError, which refuses the case.
+before the method's own seed (other seeds draw other values), the case is refused. What cannot
+be written back (its own torch.Generator, an object that is not a tensor, number or torch
+constant, a draw shared with an earlier case, Python-made data of more than 4096 numbers) is a
+ReplayError, which refuses the case.
 """
 
 from __future__ import annotations

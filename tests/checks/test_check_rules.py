@@ -293,7 +293,7 @@ def test_a_dropped_draw_is_no_tensor_on_the_wrong_device(tmp_path: Path) -> None
     case keeps the original's draws so): P016 stays silent; a tensor kept from it still fires."""
     fx = make_fixture(tmp_path, MEDIUM)
     text = fx.read(PY)
-    opening = "    def generate_functional_test(self) -> List[Dict[str, Any]]:\n        tests = []\n"
+    opening = "def generate_functional_test(self) -> List[Dict[str, Any]]:\n        tests = []\n"
     assert opening in text
     for statement, fires in (("torch.randint(0, 16, (1,))", False), ("k = torch.rand(2)", True)):
         fx.write(PY, text.replace(opening, f"{opening}        {statement}\n", 1))
