@@ -834,14 +834,6 @@ def _exact_inputs(
                 "example: its code draws as the original's generate_example_test does, from the "
                 "stream the judge seeds (P018 tolerated)"
             )
-        if any(c.on_cpu for c in done.values()):
-            data["tolerated_rules"] = sorted(set(data.get("tolerated_rules") or []) | {"P016"})
-            cpu = ", ".join(label for label, c in done.items() if c.on_cpu)
-            report.note(
-                f"case {cpu}: takes values of data drawn on self.device into Python (a count, "
-                "an index), so its code draws on the CPU and moves the inputs to self.device "
-                "(P016 tolerated): the values it fixes hold on every device"
-            )
         result = _finish(read, data, spec_name, svg_name, svg_text, page_text, report)
     if not _inexact(result):
         return result
@@ -968,6 +960,24 @@ def _original_rule_codes(
     return codes
 
 
+def _jax_reference_findings(directory: Path) -> List[Any]:
+    """D008 on the original: its reference_impl_jax against its reference_impl on every case, on
+    JAX's CPU backend, as `chgen check --deep` runs it. Here, in the import worker (its own
+    sandboxed process), where the challenge's code already runs; JAX is imported only for a
+    challenge that has the method."""
+    from generator.challenge.pyfile import read_challenge_py
+    from generator.checks import deep
+    from generator.checks.report import Report as CheckReport
+    from generator.checks.source import ChallengeDir
+
+    ch = ChallengeDir(directory, str(directory))
+    report = CheckReport(Options(deep=True, select=("D008",)))
+    source = ch.file("challenge.py")
+    if source is not None:
+        deep.check_here([ch], {ch.path: read_challenge_py(source.text, source.display)}, report)
+    return report.findings
+
+
 def _read(directory: Path, seed: int, report: Report) -> _Read:
     """Source, a loaded instance and its traced cases, the signature and its shapes."""
     try:
@@ -1001,6 +1011,8 @@ def _read(directory: Path, seed: int, report: Report) -> _Read:
     }
     sizes = [p.name for p in params if not p.is_tensor and p.name in used]
     findings = run_checks([directory], Options()).findings
+    if source.reference_jax is not None:
+        findings += _jax_reference_findings(directory)
     return _Read(directory, source, instance, run, params, names, notes, sizes, seed, findings)
 
 
