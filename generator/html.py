@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, List, Optional, Sequence, Tuple, Union
 
-from generator.page.vocabulary import BULLET, INPUT_LABEL, OUTPUT_LABEL
+from generator.page.vocabulary import BULLET, INPUT_LABEL, MATRIX, OUTPUT_LABEL, PRE, SUMMARY
 
 #: examples with more elements than this are shown by their shapes, not their values
 SUMMARY_ELEMENTS = 4096
@@ -199,11 +199,11 @@ def example_form(tensors: Sequence[Shown], squeeze: bool = False) -> str:
     """'summary' past 4,096 elements, 'matrix' when the data is at most 2-D with a 2-D tensor
     (`squeeze`: a batch of one counting as its matrix, see `unbatched`), else 'pre'."""
     if any(isinstance(v, Summarised) for _, _, v in tensors):
-        return "summary"
+        return SUMMARY
     if sum(element_count(v) for _, _, v in tensors) > SUMMARY_ELEMENTS:
-        return "summary"
+        return SUMMARY
     ranks = [len(literal_dims(unbatched(v))) if squeeze else len(dims) for _, dims, v in tensors]
-    return "matrix" if ranks and max(ranks) == 2 else "pre"
+    return MATRIX if ranks and max(ranks) == 2 else PRE
 
 
 def summary_lines(

@@ -199,3 +199,23 @@ def test_matrix_indent(indent):
 @given(inline=st.booleans())
 def test_matrix_inline(inline):  # two scalars listed, so that there is a line to join
     _matrix_round_trip({"inline": inline}, {"shown": ["rows", "cols"]})
+
+
+# ------------------------------------------------------------------ the example forms
+
+
+def test_each_example_form_is_read_as_the_form_written():
+    """The writer's form of each golden example (pre, matrix, summary) is the form the reader
+    finds on the rendered page (a summary is a <pre> block)."""
+    from generator.page.vocabulary import FOUND_AS
+    from generator.spec import load_spec
+    from generator.spec.example_page import example_form
+
+    seen = set()
+    for path in sorted((GOLDEN / "specs").glob("*.yaml")):
+        loaded = load_spec(path)
+        written = [example_form(loaded.spec, ex) for ex in loaded.spec.examples]
+        read = [e.form for e in read_page(render_page(loaded)).examples()]
+        assert read == [FOUND_AS[form] for form in written], path.name
+        seen.update(written)
+    assert {"pre", "matrix"} <= seen

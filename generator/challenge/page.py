@@ -17,15 +17,20 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, NamedTuple, Optional, Tuple
 
-from generator.page import headings, lists, matrix, pre
+from generator.page import headings as heading_flags
+from generator.page import lists as list_flags
+from generator.page import matrix as matrix_flags
+from generator.page import pre as pre_flags
 from generator.page.matrix import INLINE_SCALARS_RE
 from generator.page.pre import top_level_parts
 from generator.page.vocabulary import (
+    BMATRIX,
     BULLET,
     EXAMPLE,
     INPUT_LABEL,
     OUTPUT,
     OUTPUT_LABEL,
+    PRE,
     section_of,
     standard_kind,
 )
@@ -349,10 +354,10 @@ def example_forms(page: Page) -> Dict[str, int]:
         body = page.text[section.start : section.body_end]
         pre = re.search(r"<pre\b", body)
         matrix = re.search(r"\\begin\s*\{bmatrix\}", body)
-        if pre and "pre" not in forms:
-            forms["pre"] = section.start + pre.start()
-        if matrix and "bmatrix" not in forms:
-            forms["bmatrix"] = section.start + matrix.start()
+        if pre and PRE not in forms:
+            forms[PRE] = section.start + pre.start()
+        if matrix and BMATRIX not in forms:
+            forms[BMATRIX] = section.start + matrix.start()
     return forms
 
 
@@ -772,10 +777,10 @@ def _example(page: Page, heading: Heading) -> Example:
     pre = re.search(r"<pre\b", body)
     matrix = re.search(r"\\begin\s*\{bmatrix\}", body)
     if matrix and not pre:
-        form, offset = "bmatrix", heading.start + matrix.start()
+        form, offset = BMATRIX, heading.start + matrix.start()
         labels = _matrix_labels(page.body(heading))
     elif pre:
-        form, offset = "pre", heading.start + pre.start()
+        form, offset = PRE, heading.start + pre.start()
         labels = _pre_labels(page.body(heading))
     else:
         form, offset, labels = None, heading.start, []
@@ -786,7 +791,7 @@ def _example(page: Page, heading: Heading) -> Example:
 def _explanation(body: str, form: Optional[str]) -> Optional[str]:
     """The <p> paragraphs that follow a <pre> example's block, or a bmatrix example's last
     matrix's <p> (a bmatrix example's data is itself in <p>: the paragraphs after it)."""
-    if form == "bmatrix":
+    if form == BMATRIX:
         last = body.rfind("\\end{bmatrix}")
         closing = body.find("</p>", last) if last >= 0 else -1
         rest = body[closing + len("</p>") :].rstrip() if closing >= 0 else ""
@@ -795,7 +800,7 @@ def _explanation(body: str, form: Optional[str]) -> Optional[str]:
             return None
         # the blank lines between the data and the explanation are kept: the page's gap
         return _blank_lines(rest[: len(rest) - len(text)]) + text
-    if form != "pre":
+    if form != PRE:
         return None
     closing = body.rfind("</pre>")
     rest = body[closing + len("</pre>") :].strip() if closing >= 0 else ""
@@ -851,7 +856,7 @@ def page_layout(page: Page, examples: List[Example]) -> Dict[str, Any]:
     h2 = [h for h in page.headings if h.level == 2]
     listed = [h for h in h2 if _layout_kind(h) in ("requirements", "constraints")]
     items = [i for h in listed for i in page.items(h) if not i.text.startswith(BULLET)]
-    form: Dict[str, Any] = lists.read(
+    form: Dict[str, Any] = list_flags.read(
         [text[text.rfind("\n", 0, i.start) + 1 : i.start] for i in items]
     )
     standard = [h for h in h2 if _layout_kind(h) is not None]
@@ -862,13 +867,13 @@ def page_layout(page: Page, examples: List[Example]) -> Dict[str, Any]:
             re.match(r"[ \t]*\n[ \t]*\n", text[first.body_start :])
         )
     form.update(
-        headings.read(
+        heading_flags.read(
             {text[text.rfind("\n", 0, h.start) + 1 : h.start] for h in standard},
             gapped,
             [_blank_lines_before(text, h.start) for h in standard],
         )
     )
-    for key, family, kind in (("pre", pre, "pre"), ("matrix", matrix, "bmatrix")):
+    for key, family, kind in (("pre", pre_flags, PRE), ("matrix", matrix_flags, BMATRIX)):
         shown = next((e for e in examples if e.form == kind), None)
         flags = family.read(page.body(shown.heading)) if shown is not None else {}
         if flags:

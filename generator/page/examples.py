@@ -21,6 +21,7 @@ from generator.page import matrix as matrix_family
 from generator.page import pre as pre_family
 from generator.page.matrix import MatrixLayout
 from generator.page.pre import PreLayout
+from generator.page.vocabulary import MATRIX, SUMMARY
 
 
 def example_blocks(
@@ -46,11 +47,11 @@ def example_blocks(
     if display is not None:
         return WrittenExample(title, display.strip("\n"), explanation)
     form = example_form(inputs + outputs, matrix.squeeze)
-    if form == "matrix":
+    if form == MATRIX:
         return matrix_family.write(
             title, inputs, outputs, scalar_lines, explanation, matrix, numbers
         )
-    if form == "summary":
+    if form == SUMMARY:
         lines = summary_lines(inputs, outputs, scalar_lines)
         return PreExample(title, lines, explanation, intro=summary_intro(sizes, inputs))
     lines = pre_family.write_lines(inputs, outputs, scalar_lines, pre, sizes, numbers)

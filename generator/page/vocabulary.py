@@ -23,6 +23,14 @@ INPUT = "Input"
 OUTPUT = "Output"
 INPUT_LABEL = f"{INPUT}:"
 OUTPUT_LABEL = f"{OUTPUT}:"
+#: the forms an example's data takes, as the writer chooses them (html.example_form)
+PRE = "pre"
+MATRIX = "matrix"
+SUMMARY = "summary"
+#: the forms a reader finds on a page: a <pre> block or a LaTeX bmatrix
+BMATRIX = "bmatrix"
+#: the form a reader finds for each form the writer chooses (a summary is a <pre> block)
+FOUND_AS = {PRE: PRE, MATRIX: BMATRIX, SUMMARY: PRE}
 #: an Example section's title as the checks accept it: "Example", "Examples", "Example 2"
 EXAMPLE_TITLE_RE = re.compile(r"^examples?(\s*\d+)?$", re.I)
 
