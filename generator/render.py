@@ -32,7 +32,7 @@ from generator.page.pre import PreLayout
 from generator.page.vocabulary import TITLES, example_titles
 from generator.resources import template_dir
 from generator.spec import code_inputs, example_page, shapes
-from generator.spec.derived import is_size, shape_of, size_names
+from generator.spec.derived import computed_scalars, is_size, made_together, shape_of, size_names
 from generator.spec.model import (
     Case,
     Distribution,
@@ -432,20 +432,6 @@ def case_code(
 
 #: the CPU generator a drawn example's inputs come from (the same values on every device)
 EXAMPLE_GENERATOR = "generator"
-
-
-def made_together(spec: Spec, forms: Mapping[str, Distribution]) -> Dict[str, str]:
-    """The inputs an earlier input's code makes (they have no line of their own)."""
-    order = [p.name for p in spec.signature if p.is_tensor and p.direction != "out"]
-    return code_inputs.made_together(order, forms)
-
-
-def computed_scalars(spec: Spec, forms: Mapping[str, Distribution]) -> Dict[str, str]:
-    """The scalars a case's code computes from its inputs (passed by name)."""
-    order = [p.name for p in spec.signature if p.is_tensor and p.direction != "out"]
-    sizes = set(size_names(spec))
-    scalars = [p.name for p in spec.signature if not p.is_tensor and p.name not in sizes]
-    return code_inputs.made_scalars(order, forms, scalars)
 
 
 def example_draw_expr(param: Param, dist: Distribution, shape: str) -> str:

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Dict, FrozenSet, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, FrozenSet, List, Mapping, Optional, Tuple
 
 from generator.dtypes import lookup
-from generator.spec import shapes
+from generator.spec import code_inputs, shapes
 
 if TYPE_CHECKING:
     from generator.spec.model import Param, Spec
@@ -121,6 +121,21 @@ def size_names(spec: "Spec") -> List[str]:
 def whole_dimension_sizes(spec: "Spec") -> set:
     """Sizes that are a whole dimension somewhere or the scaffold's grid (see SpecView)."""
     return set(view_of(spec).whole_dimension_sizes)
+
+
+def made_together(spec: "Spec", forms: Mapping[str, Any]) -> Dict[str, str]:
+    """The inputs an earlier input's code makes (they have no line of their own), each -> the
+    input whose code makes it."""
+    return code_inputs.made_together([p.name for p in view_of(spec).inputs], forms)
+
+
+def computed_scalars(spec: "Spec", forms: Mapping[str, Any]) -> Dict[str, str]:
+    """The scalars a case's code computes from its inputs (passed by name), each -> its input;
+    `forms` are the case's inputs, its defaults merged in."""
+    view = view_of(spec)
+    order = [p.name for p in view.inputs]
+    scalars = [p.name for p in view.scalars if p.name not in view.size_names]
+    return code_inputs.made_scalars(order, forms, scalars)
 
 
 def shape_of(param: "Param", overrides: Dict[str, Any]) -> List[Any]:

@@ -8,7 +8,7 @@ import math
 from typing import Any, Dict, Iterable, List, Optional, Tuple
 
 from generator.dtypes import DTYPES, lookup
-from generator.spec import code_inputs, shapes
+from generator.spec import code_inputs, derived, shapes
 from generator.spec.derived import (
     SpecView,
     is_size,
@@ -217,13 +217,9 @@ def _shape_names(p: Param) -> List[str]:
     return found
 
 
-def computed_scalars(view: "SpecView", own: Dict[str, Any]) -> Dict[str, str]:
+def computed_scalars(view: SpecView, own: Dict[str, Any]) -> Dict[str, str]:
     """The scalars a case's code computes (code_inputs.made_scalars), each -> its input."""
-    forms = {**view.spec.defaults.inputs, **own}
-    order = [p.name for p in view.inputs]
-    sizes = set(size_names(view.spec))
-    scalars = [p.name for p in view.scalars if p.name not in sizes]
-    return code_inputs.made_scalars(order, forms, scalars)
+    return derived.computed_scalars(view.spec, {**view.spec.defaults.inputs, **own})
 
 
 def check_distribution(p: Param, dist: Distribution, params, order, scalars, loc, overrides):
