@@ -315,6 +315,12 @@ def _defaults(cases: List[_Case], params: List[ParamInfo], sizes: List[str]) -> 
     return out
 
 
+def _same_form(default: Optional[Dict[str, Any]], form: Dict[str, Any]) -> bool:
+    """A case's input form is the default's when written the same (`[-1, 1]` is not
+    `[-1.0, 1.0]`: challenge.py writes each as the spec does)."""
+    return default is not None and infer.key(default) == infer.key(form)
+
+
 def _case_shapes(params: List[ParamInfo], label: str) -> Dict[str, Any]:
     """`shapes:` of one case: the tensors it passes with another rank than the example."""
     return {p.name: p.case_shapes[label] for p in params if label in p.case_shapes}
@@ -338,7 +344,7 @@ def _case_entry(
         k: v for k, v in case.scalars.items() if k in sizes or default_scalars.get(k, None) != v
     }
     default_inputs = defaults.get("inputs", {})
-    inputs = {k: v for k, v in case.inputs.items() if default_inputs.get(k) != v}
+    inputs = {k: v for k, v in case.inputs.items() if not _same_form(default_inputs.get(k), v)}
     if scalars:
         entry["scalars"] = scalars
     if inputs:
@@ -709,7 +715,9 @@ def import_challenge(
     performance.update(_bullet_layout(read.params, page_text, page))
     constraints, bullet_rule = _written_bullet(read.params, perf_case, page, performance, report)
     perf_inputs = {
-        k: v for k, v in perf_case.inputs.items() if defaults.get("inputs", {}).get(k) != v
+        k: v
+        for k, v in perf_case.inputs.items()
+        if not _same_form(defaults.get("inputs", {}).get(k), v)
     }
     if perf_inputs:
         performance["inputs"] = perf_inputs
