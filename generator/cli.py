@@ -215,12 +215,35 @@ def new(
 ) -> None:
     """Write a spec skeleton that already generates; edit it, then run 'chgen generate'."""
     from generator import scaffold
+    from generator.spec_docs import write_schema_beside
 
     try:
         path = scaffold.new_spec(slug, difficulty, name, challenge_id, specs_dir, against)
     except scaffold.ScaffoldError as exc:
         fail(f"error: {exc}")
     out.print(f"wrote {path}", markup=False)
+    schema = write_schema_beside(path.parent)  # the file the spec's first line names
+    if schema is not None:
+        out.print(f"wrote {schema}", markup=False)
+
+
+@app.command()
+def schema(
+    out_file: Optional[Path] = typer.Option(
+        None, "--out", "-o", help="File to write (default: print it)."
+    ),
+) -> None:
+    """Write the spec format as a JSON Schema, for editors to validate and complete specs with."""
+    from generator.spec_docs import schema_text, write_atomically
+
+    if out_file is None:
+        sys.stdout.write(schema_text())
+        return
+    try:
+        write_atomically(out_file, schema_text())
+    except OSError as exc:
+        fail(f"error: could not write {out_file}: {exc}")
+    out.print(f"wrote {out_file}", markup=False)
 
 
 @app.command("check")
