@@ -966,6 +966,24 @@ def _original_rule_codes(
     return codes
 
 
+def _jax_reference_findings(directory: Path) -> List[Any]:
+    """D008 on the original: its reference_impl_jax against its reference_impl on every case, on
+    JAX's CPU backend, as `chgen check --deep` runs it. Here, in the import worker (its own
+    sandboxed process), where the challenge's code already runs; JAX is imported only for a
+    challenge that has the method."""
+    from generator.challenge.pyfile import read_challenge_py
+    from generator.checks import deep
+    from generator.checks.report import Report as CheckReport
+    from generator.checks.source import ChallengeDir
+
+    ch = ChallengeDir(directory, str(directory))
+    report = CheckReport(Options(deep=True, select=("D008",)))
+    source = ch.file("challenge.py")
+    if source is not None:
+        deep.check_here([ch], {ch.path: read_challenge_py(source.text, source.display)}, report)
+    return report.findings
+
+
 def _read(directory: Path, seed: int, report: Report) -> _Read:
     """Source, a loaded instance and its traced cases, the signature and its shapes."""
     try:
@@ -999,6 +1017,8 @@ def _read(directory: Path, seed: int, report: Report) -> _Read:
     }
     sizes = [p.name for p in params if not p.is_tensor and p.name in used]
     findings = run_checks([directory], Options()).findings
+    if source.reference_jax is not None:
+        findings += _jax_reference_findings(directory)
     return _Read(directory, source, instance, run, params, names, notes, sizes, seed, findings)
 
 

@@ -12,6 +12,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+import yaml
 
 from generator.challenge.pyfile import read_challenge_py
 from generator.cli import app
@@ -74,3 +75,20 @@ def test_a_jax_reference_taking_other_parameters_is_dropped_and_said(tmp_path: P
         "(x, rows, cols); it is dropped (not representable)" in line
         for line in imported.report.lines()
     )
+
+
+def test_a_jax_reference_the_original_already_breaks_is_kept_and_tolerated(runner, tmp_path: Path):
+    """A reference_impl_jax that fails with today's JAX (a keyword JAX removed) is the original's
+    own mistake: kept as written, D008 tolerated and said, so the tree still generates."""
+    shutil.copytree(MEDIUM.parent, tmp_path / "challenges")
+    path = tmp_path / "challenges" / "medium" / "210_row_max" / "challenge.py"
+    text = path.read_text()
+    broken = "jnp.max(jnp.clip(x, a_min=-1e30), axis=1)"
+    path.write_text(text.replace("jnp.max(x, axis=1)", broken))
+    imported = import_challenge(path.parent)
+    assert broken in imported.spec_text
+    assert "D008" in yaml.safe_load(imported.spec_text)["tolerated_rules"]
+    assert any("breaks rule(s) D008" in line for line in imported.report.lines())
+    spec = imported.write(tmp_path / "specs" / imported.spec_name)[0]
+    result = runner.invoke(app, ["generate", "--out", str(tmp_path / "tree"), str(spec)])
+    assert result.exit_code == 0, result.output
