@@ -129,7 +129,8 @@ def test_a_jax_reference_that_disagrees_is_refused_naming_the_case_and_element(w
     at = line_of(spec, "reference_jax: |")
     assert re.match(
         rf"error specs/900_my_thing.yaml:{at}:16: D008 reference_impl_jax disagrees with "
-        r"reference_impl on case 'seven' \(functional case 5 of 5\): y\[\d\] = 0 but reference_impl gives "
+        r"reference_impl on case 'seven' \(functional case 5 of 5\): y\[\d\] = 0 "
+        r"but reference_impl gives "
         r"-?[\d.]+ \(7 of 7 element\(s\) are beyond atol=1e-05, rtol=1e-05\); ",
         errors[0],
     ), errors[0]

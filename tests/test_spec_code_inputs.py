@@ -1,4 +1,4 @@
-"""Code inputs (`{code: ...}`): the author's torch code, written into generate_* at the input's turn.
+"""Code inputs (`{code: ...}`): the author's torch code, written into generate_* at its turn.
 
 An expression is the input's value; statements bind its name and may bind inputs after it (made
 together). What a block may not bind or hold is one error at its line; a drawn example's code runs

@@ -425,6 +425,9 @@ def _device_kwargs(model: ChallengePy, report: Report, where: str) -> None:
             if isinstance(n, ast.Attribute) and n.attr in ("item", "tolist")
         }
         to_python |= _moved_to_device(nodes)
+        # a draw whose result is dropped (`torch.randint(0, 16, (1,))` as a statement) only
+        # advances the random stream: no tensor of it reaches a test
+        to_python |= {id(n.value) for n in nodes if isinstance(n, ast.Expr)}
         for node in nodes:
             if not isinstance(node, ast.Call) or id(node) in to_python:
                 continue

@@ -832,14 +832,6 @@ def _exact_inputs(
                 "example: its code draws as the original's generate_example_test does, from the "
                 "stream the judge seeds (P018 tolerated)"
             )
-        if any(c.on_cpu for c in done.values()):
-            data["tolerated_rules"] = sorted(set(data.get("tolerated_rules") or []) | {"P016"})
-            cpu = ", ".join(label for label, c in done.items() if c.on_cpu)
-            report.note(
-                f"case {cpu}: takes values of data drawn on self.device into Python (a count, "
-                "an index), so its code draws on the CPU and moves the inputs to self.device "
-                "(P016 tolerated): the values it fixes hold on every device"
-            )
         result = _finish(read, data, spec_name, svg_name, svg_text, page_text, report)
     if not _inexact(result):
         return result

@@ -36,7 +36,6 @@ class Coded:
 
     inputs: Dict[str, Dict[str, Any]]  # name -> {code: ...} or a kept distribution
     seed: Optional[int]
-    on_cpu: bool  # drawn on the CPU, then moved to self.device (see replay.py)
     computed: List[str] = field(default_factory=list)  # scalars the code computes
     draws: bool = False  # the code draws random data
 
@@ -71,11 +70,11 @@ def code_inputs(
     found: Dict[str, Dict[str, Any]] = {}
     for chunk in replayed.chunks:
         single = chunk.expression is not None and len(chunk.made) == 1
-        if single and chunk.owner in plain and not replayed.on_cpu:
+        if single and chunk.owner in plain:
             found[chunk.owner] = plain[chunk.owner]
         else:
             found[chunk.owner] = {"code": chunk.code}
-    return Coded(found, replayed.seed, replayed.on_cpu, replayed.computed, replayed.draws)
+    return Coded(found, replayed.seed, replayed.computed, replayed.draws)
 
 
 def _names(p: ParamInfo, label: str) -> List[str]:

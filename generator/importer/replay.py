@@ -9,13 +9,14 @@ written inside the call that uses it (`torch.empty(...).uniform_(-1, 1) * mask`)
 the order of evaluation; otherwise it gets a name. Sizes in shape arguments are written by name.
 
 A scalar the case takes out of its drawn data (`nnz = int(mask.sum().item())`) is computed by the
-code as the original computes it, for every seed and device. Another value taken out of data drawn
-on `self.device` into Python (an index) is written as the number it was: the code then draws on
-the CPU and moves the inputs to `self.device` at the end, so that number is right on every device;
-where those draws are not seeded by the method itself it would be right for one seed only, and
-the case is refused. What cannot be written back (its own torch.Generator, an object that is not
-a tensor, number or torch constant, a draw shared with an earlier case, Python-made data of more
-than 4096 numbers) is a ReplayError, which refuses the case.
+code as the original computes it, for every seed and device. Another value taken out of drawn data
+into Python (an index) is written as the number it was, which is right only where those draws are
+the same on every device and every seed: drawn on the CPU after the method seeds the stream
+itself. Taken out of data drawn on `self.device` (a GPU draws other values than the CPU) or drawn
+before the method's own seed (other seeds draw other values), the case is refused. What cannot
+be written back (its own torch.Generator, an object that is not a tensor, number or torch
+constant, a draw shared with an earlier case, Python-made data of more than 4096 numbers) is a
+ReplayError, which refuses the case.
 """
 
 from __future__ import annotations
@@ -59,7 +60,6 @@ class Chunk:
 class Replayed:
     chunks: List[Chunk]
     seed: Optional[int]  # torch.manual_seed before the case's first call (the case's `seed`)
-    on_cpu: bool  # drawn on the CPU, then moved (see the module docstring)
     computed: List[str] = field(default_factory=list)  # scalars the code computes
     draws: bool = False  # the code draws random data
 
@@ -150,8 +150,8 @@ def replay_case(
             or not is_random(calls[i])
             or any(id(t) in reads_later for t in tensors_in(calls[i].out))
         ]
-    on_cpu = _python_values(calls, start, end, device, set(computed))
-    writer = Writer(calls, live, inputs, shapes, device, on_cpu, taken, computed)
+    _refuse_fixed_values(calls, start, end, device, set(computed))
+    writer = Writer(calls, live, inputs, shapes, device, taken, computed)
     statements = writer.write(inputs)
     for name, tensor in inputs.items():
         if writer.names[id(tensor)] != name:
@@ -162,7 +162,7 @@ def replay_case(
             writer.bound.add(id(tensor))
     made = [name for name, _ in computed.values()]
     draws = any(calls[i].func is not None and is_random(calls[i]) for i in live)
-    return Replayed(_chunks(statements, inputs, on_cpu, calls), seed, on_cpu, made, draws)
+    return Replayed(_chunks(statements, inputs, calls), seed, made, draws)
 
 
 def _case_data(calls: Sequence[Call], start: int, end: int) -> Set[int]:
@@ -205,20 +205,19 @@ def _computed(
     return found
 
 
-def _python_values(
+def _refuse_fixed_values(
     calls: Sequence[Call], start: int, end: int, device: str, computed: Set[int]
-) -> bool:
-    """Whether the code must draw on the CPU: Python takes values (an index, a count the case does
-    not pass) out of the case's data drawn on `device` (`self.device`), which the code then
-    writes as numbers, right for the CPU's draws. Such values of data drawn before the method
-    seeds the stream itself hold for one seed only: a ReplayError."""
+) -> None:
+    """A ReplayError where Python takes values (an index, a count the case does not pass) out of
+    the case's drawn data that the code would write as numbers but that are not the same on every
+    run: data drawn on `device` (`self.device`: a GPU draws other values than the CPU), or drawn
+    before the method seeds the stream itself (other seeds, other values)."""
     seeds = [c.index for c in calls if c.func is None]
     first_seed = seeds[0] if seeds else len(calls)
     on_device: Set[int] = set()
     drawn: Set[int] = set()  # on the device
     unseeded: Set[int] = set()  # by the judge's seed
     case = _case_data(calls, start, end)
-    on_cpu = False
     for call in calls:
         ids = {id(t) for t in reads(call)}
         if call.index > start and call.index not in computed and extracts_values(call):
@@ -227,7 +226,11 @@ def _python_values(
                     f"takes values out of data drawn without a seed into Python ({call.name}): "
                     "written as numbers, they would hold for one seed only"
                 )
-            on_cpu = on_cpu or bool(ids & drawn & case)
+            if ids & drawn & case:
+                raise ReplayError(
+                    f"takes values out of data drawn on self.device into Python ({call.name}): "
+                    "written as numbers, they would hold on the CPU only (a GPU draws others)"
+                )
         given = any(a is device for a in call.args) or call.kwargs.get("device") is device
         placed = given or bool(ids & on_device)
         random = is_random(call) and call.func is not None
@@ -239,13 +242,11 @@ def _python_values(
                 drawn.add(id(t))
             if (random and call.index < first_seed) or ids & unseeded:
                 unseeded.add(id(t))
-    return on_cpu
 
 
 def _chunks(
     statements: List[Statement],
     inputs: Dict[str, torch.Tensor],
-    on_cpu: bool,
     calls: Sequence[Call],
 ) -> List[Chunk]:
     """The statements cut into one piece per input, in signature order, where each input's
@@ -274,8 +275,6 @@ def _chunks(
     chunks = []
     for made, indices in groups:
         body = _loops([statements[k].text for k in indices])
-        if on_cpu:
-            body += [f"{n} = {n}.to(self.device)" for n in made]
         chunk = Chunk(made[0], made, body)
         single = body[0] if len(body) == 1 and len(made) == 1 else ""
         if single.startswith(f"{chunk.owner} = "):

@@ -95,7 +95,6 @@ class Writer:
         inputs: Dict[str, torch.Tensor],
         shapes: Dict[Tuple[int, ...], List[str]],
         device: str,
-        on_cpu: bool,
         taken: Set[str],
         computed: Optional[Dict[int, Tuple[str, str]]] = None,
     ):
@@ -104,7 +103,6 @@ class Writer:
         self.live = live
         self.shapes = shapes
         self.device = device
-        self.on_cpu = on_cpu
         self.names: Dict[int, str] = {}  # object -> its variable
         for name, tensor in inputs.items():
             self.names.setdefault(id(tensor), name)
@@ -312,8 +310,7 @@ class Writer:
         if tensor.device.type == "meta" or tensor.numel() > LITERAL_ELEMENTS:
             raise ReplayError("reads a tensor made outside torch, too large to write as data")
         data = self._value(tensor.tolist(), [], False)
-        device = "" if self.on_cpu else ", device=self.device"
-        return f"torch.tensor({data}, dtype={tensor.dtype}{device})"
+        return f"torch.tensor({data}, dtype={tensor.dtype}, device=self.device)"
 
     def _spell_call(self, call: Call, consumed: List[_Item]) -> Tuple[str, bool]:
         method = method_name(call)
@@ -360,8 +357,6 @@ class Writer:
             for i, value in enumerate(args)
         ]  # fmt: skip
         for key, value in kwargs.items():
-            if key == "device" and value is self.device and self.on_cpu:
-                continue  # drawn on the CPU (the default device)
             if key == "generator" and value is not None:
                 raise ReplayError("draws with a torch.Generator of its own")
             parts.append(f"{key}={self._value(value, consumed, False, shape=shaped)}")
@@ -389,7 +384,7 @@ class Writer:
         if isinstance(value, torch.Tensor):
             return self._ref(value, consumed, operand)
         if value is self.device:
-            return '"cpu"' if self.on_cpu else "self.device"
+            return "self.device"
         if isinstance(value, bool) or value is None:
             return repr(value)
         if isinstance(value, int):
@@ -403,7 +398,7 @@ class Writer:
             return str(value)
         if isinstance(value, torch.device):
             if value.type == str(self.device).split(":")[0]:
-                return '"cpu"' if self.on_cpu else "self.device"
+                return "self.device"
             return repr(str(value))
         if value is Ellipsis:
             return "..."

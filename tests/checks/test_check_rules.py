@@ -286,3 +286,15 @@ def test_rule_is_silent_on_clean_tree(code: str, tmp_path: Path) -> None:
         (tmp_path / "other" / "challenges" / "easy" / "142_rms_norm_backward").mkdir(parents=True)
     options = case.clean_options if case.clean_options is not None else case.options
     assert _run(fx, tmp_path, code, options) == []
+
+
+def test_a_dropped_draw_is_no_tensor_on_the_wrong_device(tmp_path: Path) -> None:
+    """`torch.randint(0, 16, (1,))` as a statement only advances the random stream (an imported
+    case keeps the original's draws so): P016 stays silent; a tensor kept from it still fires."""
+    fx = make_fixture(tmp_path, MEDIUM)
+    text = fx.read(PY)
+    opening = "def generate_functional_test(self) -> List[Dict[str, Any]]:\n        tests = []\n"
+    assert opening in text
+    for statement, fires in (("torch.randint(0, 16, (1,))", False), ("k = torch.rand(2)", True)):
+        fx.write(PY, text.replace(opening, f"{opening}        {statement}\n", 1))
+        assert bool(_run(fx, tmp_path, "P016", {})) == fires, statement

@@ -83,18 +83,31 @@ def test_masks_tables_item_assignment_and_long_literals_are_kept(runner, tmp_pat
     written = case(spec, "edge_a_written_matrix_of_more_than_64_entries")
     assert len(written["inputs"]["A"]["values"]) == 9
     assert written["scalars"]["nnz"] == 77  # counted from written data: a number of its own
-    # a column drawn on the device picks where A is set: drawn on the CPU and moved, the column
-    # it writes holds on every device (the draw is seeded: for every judge's seed too)
+    # a column drawn on the CPU after the method's own seed picks where A is set: the same on
+    # every device and for every judge's seed, so the code writes it as the number it is
     seeded = case(spec, "edge_a_seeded_draw_picks_the_one_column_that_is_set")
     assert seeded["seed"] == 11
     assert seeded["inputs"]["A"]["code"] == (
         "torch.randint(0, 16, (1,))\n"
-        "A = torch.zeros((M, D), dtype=torch.float32)\n"
-        "A[:, 9] = torch.randn(8, dtype=torch.float32)\n"
-        "A = A.to(self.device)\n"
+        "A = torch.zeros((M, D), device=self.device, dtype=torch.float32)\n"
+        "A[:, 9] = torch.randn(8, device=self.device, dtype=torch.float32)\n"
     )
-    assert "P016" in spec["tolerated_rules"]
-    assert "so its code draws on the CPU and moves the inputs" in imported.spec_text
+    assert "P016" not in (spec.get("tolerated_rules") or [])
+
+
+def test_a_value_taken_out_of_data_drawn_on_the_device_is_refused(tmp_path: Path):
+    """A column drawn on self.device, written as a number, would be the CPU's column: a GPU draws
+    another. The regenerated test would differ on the GPU, so the challenge is refused."""
+    from generator.importer import ImportFailure
+
+    copy = tmp_path / "challenges" / "medium" / SPARSE.name
+    copy.mkdir(parents=True)
+    for name in ("challenge.py", "challenge.html"):
+        text = (SPARSE / name).read_text()
+        drawn = "torch.randint(0, 16, (1,), device=self.device)"
+        (copy / name).write_text(text.replace("torch.randint(0, 16, (1,))", drawn))
+    with pytest.raises(ImportFailure, match="drawn on self.device into Python"):
+        import_challenge(copy)
 
 
 def test_a_drawn_value_taken_into_python_without_a_seed_is_refused(tmp_path: Path):

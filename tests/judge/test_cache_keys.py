@@ -64,7 +64,6 @@ def changed_values(files: dict) -> dict:
         "memory_limit": 1 << 30,
         "sandbox": False,
         "ranks": 1,
-        "baseline": True,
     }
 
 
