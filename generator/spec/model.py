@@ -917,8 +917,9 @@ class Distributed(Strict):
     )
     split: List[str] = Field(
         min_length=1,
-        description="the tensors cut into row blocks (each one's first dimension exactly the size "
-        "`rows`), in rank order, the first `rows % G` ranks one row more (a rank may hold none)",
+        description="the tensors cut into contiguous row blocks (each one's first dimension "
+        "exactly the size `rows`), in rank order, the first `rows % G` ranks one row more (a rank "
+        "may hold none)",
     )
 
 
