@@ -52,7 +52,7 @@ from generator.importer.trace import (
 )
 from generator.importer.writer import dump_spec
 from generator.languages import LANGUAGES, SigParam
-from generator.naming import DIFFICULTIES, SLUG_RE, URL_NAME_RE
+from generator.naming import DIFFICULTIES, MODELINE, SLUG_RE, URL_NAME_RE
 from generator.render import CORE_BASE, challenge_dir, render_challenge, render_core, render_page
 from generator.resources import template_dir
 from generator.spec import SpecErrors, load_spec
@@ -1636,7 +1636,7 @@ def _finish(
             equivalence = Equivalence([f"the regenerated challenge.py fails: {exc}"], [])
     _report_equivalence(equivalence, report)
     origin = f"{loaded.spec.difficulty}/{read.directory.name}"
-    header = [f"{loaded.spec.name}: imported by `chgen import` from {origin}."]
+    header = [MODELINE[2:], f"{loaded.spec.name}: imported by `chgen import` from {origin}."]
     header += [f"chgen import: {line}" for line in report.lines()]
     return ImportResult(
         spec_name,
