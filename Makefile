@@ -6,7 +6,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: generate test test-fast golden setup setup-test
+.PHONY: generate test test-fast golden docs setup setup-test
 
 generate: $(VENV)/.setup-generate
 	$(BIN)/chgen generate
@@ -21,6 +21,10 @@ test-fast: $(VENV)/.setup-test
 # Regenerate the golden records after an intended change; review the diff like code.
 golden: $(VENV)/.setup-generate
 	$(BIN)/chgen generate --force --out tests/golden/tree tests/golden/specs/*.yaml
+
+# docs/spec.md and the spec format's JSON Schema, from the spec model's field descriptions.
+docs: $(VENV)/.setup-generate
+	$(BIN)/python -m generator.spec_docs
 
 setup: $(VENV)/.setup-generate
 setup-test: $(VENV)/.setup-test

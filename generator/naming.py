@@ -21,13 +21,20 @@ IDENT_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 DIFFICULTIES = ("easy", "medium", "hard")
 #: spec files are named <id>_<slug>.yaml
 SPEC_NAME_RE = re.compile(r"^(\d+)_([a-z0-9_]+)\.ya?ml$")
+#: the spec format's JSON Schema: packaged beside generator/, and written beside the specs that name
+#: it (generator/spec_docs.py)
+SCHEMA_NAME = "chgen-spec.schema.json"
+#: the first line of every spec `chgen new` and `chgen import` write: an editor running the YAML
+#: language server validates and completes the spec against the schema beside it; the path is
+#: relative to the spec, so it holds in any clone, on any machine, offline
+MODELINE = f"# yaml-language-server: $schema={SCHEMA_NAME}"
 #: the display name becomes part of a URL: words of letters and digits separated by single spaces
 #: or hyphens, where a run of words may stand in parentheses ("General Matrix Multiplication
 #: (GEMM)", "Parallel Reverse Scan (GAE)": the only other characters the public set's names use)
 _WORD = r"[A-Za-z0-9]+"
 _GROUP = rf"(?:{_WORD}|\({_WORD}(?:[ -]{_WORD})*\))"
 URL_NAME_RE = re.compile(rf"^{_GROUP}(?:[ -]{_GROUP})*$")
-#: how the README's spec table words URL_NAME_RE
+#: how docs/spec.md words URL_NAME_RE
 URL_NAME_RULE = (
     "words of letters and digits separated by single spaces or hyphens; words may stand in "
     "parentheses, e.g. 'General Matrix Multiplication (GEMM)'"

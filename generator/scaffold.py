@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 from typing import Optional, Set
 
-from generator.naming import DIFFICULTIES, SLUG_RE, SPEC_NAME_RE, URL_NAME_RE, find_specs
+from generator.naming import DIFFICULTIES, MODELINE, SLUG_RE, SPEC_NAME_RE, URL_NAME_RE, find_specs
 from generator.render import render_template
 from generator.spec.read import load_spec_text
 from generator.spec.yamlpos import SpecErrors
@@ -91,6 +91,7 @@ def new_spec(
             "name": name,
             "difficulty": difficulty,
             "scaffold": difficulty == "easy",
+            "modeline": MODELINE,
         },
     )
     try:  # the skeleton is checked as `chgen generate` would load it, before it is written

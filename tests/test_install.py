@@ -13,6 +13,7 @@ import re
 import shutil
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 from typing import Dict, List
 
@@ -149,7 +150,11 @@ def test_a_base_install_checks_and_scaffolds_and_names_the_generate_extra(wheel,
 
     made = run([chgen, "new", "leaky_relu", "-d", "easy"], scratch)
     assert made.returncode == 0, made.stdout + made.stderr
-    assert made.stdout == "wrote specs/1_leaky_relu.yaml\n"
+    assert made.stdout == "wrote specs/1_leaky_relu.yaml\nwrote specs/chgen-spec.schema.json\n"
+    # the schema the spec's first line names is the one the wheel ships, and `chgen schema` prints
+    shipped = (ROOT / "generator" / "chgen-spec.schema.json").read_text(encoding="utf-8")
+    assert (scratch / "specs" / "chgen-spec.schema.json").read_text(encoding="utf-8") == shipped
+    assert run([chgen, "schema"], scratch).stdout == shipped
     loads = run([chgen, "check", "--ignore", "G002", "specs/1_leaky_relu.yaml"], scratch)
     assert loads.returncode == 0, loads.stdout + loads.stderr
 
@@ -177,7 +182,8 @@ def test_the_packages_list_names_every_package():
     }
     assert set(setuptools["packages"]) == on_disk | templates
     assert setuptools["package-dir"]["generator.templates"] == "templates"
-    assert set(setuptools["package-data"]) == templates
+    assert set(setuptools["package-data"]) == templates | {"generator"}
+    assert setuptools["package-data"]["generator"] == ["chgen-spec.schema.json"]
 
 
 @pytest.mark.slow
@@ -198,7 +204,9 @@ def test_the_wheel_builds_without_a_warning(tmp_path):
     backend = [line for line in (built.stdout + built.stderr).splitlines() if line[:1] == " "]
     warned = [line for line in backend if re.search(r"warn|deprecat|!!", line, re.IGNORECASE)]
     assert not warned, "\n".join(warned)
-    assert len(list((tmp_path / "out").glob("chgen-*.whl"))) == 1
+    (wheel,) = (tmp_path / "out").glob("chgen-*.whl")
+    with zipfile.ZipFile(wheel) as archive:  # the schema editors read is package data
+        assert "generator/chgen-spec.schema.json" in archive.namelist()
 
 
 def pyproject_version() -> str:

@@ -106,21 +106,32 @@ def test_the_hard_walkthrough_runs_as_written(tmp_path: Path):
     assert "caught 6/7 functional" in tested and "8/8" in tested, outputs[-1]
 
 
-def test_the_readme_states_the_bounds_and_hooks_the_code_has():
-    """The spec table's bounds are the model's, and every hook of .pre-commit-hooks.yaml is in
-    the hook table."""
+def test_the_docs_state_the_bounds_and_hooks_the_code_has():
+    """The spec page's bounds are the model's (its descriptions are written by hand), and every
+    hook of .pre-commit-hooks.yaml is in the command page's hook table."""
     import yaml
 
     from generator.spec.model import Spec
 
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    spec_page = (ROOT / "docs" / "spec.md").read_text(encoding="utf-8")
+    commands = (ROOT / "docs" / "commands.md").read_text(encoding="utf-8")
 
     def bounds(field: str) -> str:
         found = {type(m).__name__: m for m in Spec.model_fields[field].metadata}
         return f"{found['Ge'].ge} to {found['Le'].le}"
 
-    assert f"| `id` | the challenge number, {bounds('id')}," in readme
-    assert f"| `num_gpus` | {bounds('num_gpus')}, default 1;" in readme
+    assert f"| `id` | required | the challenge number, {bounds('id')}," in spec_page
+    assert f"| `num_gpus` | `1` | {bounds('num_gpus')};" in spec_page
     hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
     for hook in hooks:
-        assert f"| `{hook['id']}` | `{hook['entry']}`" in readme, hook["id"]
+        assert f"| `{hook['id']}` | `{hook['entry']}`" in commands, hook["id"]
+
+
+def test_the_readme_is_a_newcomers_page_that_links_the_rest():
+    """At most 200 lines; every page it links exists, and the fresh-machine commands are .ci's."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(readme.splitlines()) <= 200
+    for target in re.findall(r"\]\((docs/[^)#]+)", readme):
+        assert (ROOT / target).is_file(), target
+    assert "make test       # set up everything" in readme
+    assert "exec make test" in (ROOT / ".ci" / "run").read_text(encoding="utf-8")

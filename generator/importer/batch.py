@@ -19,6 +19,7 @@ from typing import Any, Callable, Dict, List, Optional
 from generator.importer.isolated import ImportPool, Outcome, refused
 from generator.importer.pychanges import CAUSES
 from generator.naming import DIFFICULTIES
+from generator.spec_docs import write_schema_beside
 
 
 class TreeError(Exception):
@@ -113,7 +114,8 @@ def write_specs(outcomes: List[Outcome], out: Path) -> List[Path]:
                 stream.write(text)
             os.replace(temporary, out / name)
             written.append(out / name)
-    return written
+    schema = write_schema_beside(out) if written else None  # what each spec's first line names
+    return written + ([schema] if schema else [])
 
 
 # ------------------------------------------------------------------------------- reporting

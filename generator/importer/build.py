@@ -52,7 +52,7 @@ from generator.importer.trace import (
 )
 from generator.importer.writer import dump_spec
 from generator.languages import LANGUAGES, SigParam
-from generator.naming import DIFFICULTIES, SLUG_RE, URL_NAME_RE
+from generator.naming import DIFFICULTIES, MODELINE, SLUG_RE, URL_NAME_RE
 from generator.page.vocabulary import example_titles
 from generator.render import CORE_BASE, challenge_dir, render_challenge, render_core, render_page
 from generator.resources import template_dir
@@ -317,6 +317,12 @@ def _defaults(cases: List[_Case], params: List[ParamInfo], sizes: List[str]) -> 
     return out
 
 
+def _same_form(default: Optional[Dict[str, Any]], form: Dict[str, Any]) -> bool:
+    """A case's input form is the default's when written the same (`[-1, 1]` is not
+    `[-1.0, 1.0]`: challenge.py writes each as the spec does)."""
+    return default is not None and infer.key(default) == infer.key(form)
+
+
 def _case_shapes(params: List[ParamInfo], label: str) -> Dict[str, Any]:
     """`shapes:` of one case: the tensors it passes with another rank than the example."""
     return {p.name: p.case_shapes[label] for p in params if label in p.case_shapes}
@@ -340,7 +346,7 @@ def _case_entry(
         k: v for k, v in case.scalars.items() if k in sizes or default_scalars.get(k, None) != v
     }
     default_inputs = defaults.get("inputs", {})
-    inputs = {k: v for k, v in case.inputs.items() if default_inputs.get(k) != v}
+    inputs = {k: v for k, v in case.inputs.items() if not _same_form(default_inputs.get(k), v)}
     if scalars:
         entry["scalars"] = scalars
     if inputs:
@@ -711,7 +717,9 @@ def import_challenge(
     performance.update(_bullet_layout(read.params, page_text, page))
     constraints, bullet_rule = _written_bullet(read.params, perf_case, page, performance, report)
     perf_inputs = {
-        k: v for k, v in perf_case.inputs.items() if defaults.get("inputs", {}).get(k) != v
+        k: v
+        for k, v in perf_case.inputs.items()
+        if not _same_form(defaults.get("inputs", {}).get(k), v)
     }
     if perf_inputs:
         performance["inputs"] = perf_inputs
@@ -1624,7 +1632,7 @@ def _finish(
             equivalence = Equivalence([f"the regenerated challenge.py fails: {exc}"], [])
     _report_equivalence(equivalence, report)
     origin = f"{loaded.spec.difficulty}/{read.directory.name}"
-    header = [f"{loaded.spec.name}: imported by `chgen import` from {origin}."]
+    header = [MODELINE[2:], f"{loaded.spec.name}: imported by `chgen import` from {origin}."]
     header += [f"chgen import: {line}" for line in report.lines()]
     return ImportResult(
         spec_name,

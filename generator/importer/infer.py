@@ -435,8 +435,11 @@ def distribution(
             return _approximate(param, tensor, "a non-finite constant")
         return Drawn({"constant": _number(value, kind)}, True)
     if base.kind in ("uniform", "normal") and kind == "float":
-        low, high = base.args
-        return Drawn({base.kind: [float(low), float(high)]}, not cast)
+        # as the author wrote them: `RandTensor((M, d), -100, 100)` keeps its integers
+        bounds = [
+            b if isinstance(b, int) and not isinstance(b, bool) else float(b) for b in base.args
+        ]
+        return Drawn({base.kind: bounds}, not cast)
     if base.kind == "randint" and None not in base.args and _exact_integers(param, base.args):
         return Drawn({"randint": [int(base.args[0]), int(base.args[1])]}, not cast)
     if base.kind == "sum" and kind == "float":

@@ -16,6 +16,7 @@ from typing import Any, Dict, List, Optional
 from generator.importer.pychanges import CAUSES, Change, PyChanges
 from generator.importer.report import Report
 from generator.isolation.channel import Refused
+from generator.spec_docs import write_schema_beside
 
 
 @dataclass
@@ -72,7 +73,8 @@ class ImportResult:
             svg = spec_path.parent / self.svg_name
             svg.write_text(self.svg_text + "\n", encoding="utf-8")
             written.append(svg)
-        return written
+        schema = write_schema_beside(spec_path.parent)  # what the spec's first line names
+        return written + ([schema] if schema else [])
 
 
 #: the names an import writes: <id>_<slug>.yaml and its sidecar SVG, never a path
@@ -161,9 +163,13 @@ def _py_changes(value: Any) -> Optional[PyChanges]:
 
 def _starters(value: Any) -> Dict[str, str]:
     """starter/<file> -> a few words."""
-    if not isinstance(value, dict) or len(value) > 100 or not all(
-        isinstance(k, str) and k.startswith("starter/") and isinstance(v, str) and len(v) < 200
-        for k, v in value.items()
+    if (
+        not isinstance(value, dict)
+        or len(value) > 100
+        or not all(
+            isinstance(k, str) and k.startswith("starter/") and isinstance(v, str) and len(v) < 200
+            for k, v in value.items()
+        )
     ):
         raise Refused("a result whose starters are not names and outcomes")
     return dict(value)

@@ -1,4 +1,5 @@
-"""`chgen judge` and `chgen test`: argument checks, running, printing. The CLI only forwards.
+"""`chgen judge` and `chgen test`: argument checks, running, printing (generator/commands/ calls
+in with a request's options).
 
 Every expected problem raises CommandError with a one-line message; the CLI prints it and exits
 non-zero.
@@ -63,7 +64,7 @@ def default_jobs(device: str) -> int:
 
 
 # ------------------------------------------------------------------------------------ judge
-def judge_command(
+def judge_solution(
     challenge_dir: Path,
     solution: Path,
     device: Optional[str],
@@ -74,12 +75,13 @@ def judge_command(
     arch: Optional[str],
     rerun: bool,
     specs_dir: Path,
-    console: Any,
     memory_limit: Optional[float] = None,
     sandbox: bool = True,
     cpu_max_elements: Optional[int] = None,
     ranks: Optional[int] = None,
-) -> int:
+) -> Dict[str, Any]:
+    """One solution judged (and its result written as JSON to `json_out`); print_result
+    shows it, V.exit_code(result["verdict"]) is the command's exit code."""
     from generator.judge.plan import case_names_from_spec
     from generator.judge.runner import Job, judge, random_seed
     from generator.judge.toolchains import target_for
@@ -120,12 +122,11 @@ def judge_command(
         ranks=ranks,
     )
     result = judge(job, Cache(reuse=not rerun))
-    print_result(result, console)
     if json_out is not None:
         from generator.judge.report import write_json
 
         write_json(json_out, result)
-    return V.exit_code(result["verdict"])
+    return result
 
 
 def print_result(result: Dict[str, Any], console: Any) -> None:

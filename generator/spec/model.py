@@ -99,13 +99,35 @@ Nested = Annotated[Any, AfterValidator(_check_nested)]
 class Param(Strict):
     """One solve parameter, in signature order."""
 
-    name: str
-    dtype: str
-    direction: Literal["in", "out", "inout"] = "in"
-    #: tensors only: one entry per dimension (rank 0 is `[]`), each an integer, a size name or an
-    #: arithmetic expression of sizes (`2 * N`, `(K + 1) // 2`); parsed in generator/spec/shapes.py
-    shape: Optional[List[Union[str, int]]] = None
-    latex: Optional[str] = None  # how the HTML example writes a scalar, e.g. "\\varepsilon"
+    name: str = Field(
+        description="an identifier; Python keywords (soft keywords such as `match` and `type` "
+        "too), names with a leading underscore and the names challenge.py uses itself (`self`, "
+        "`torch`, `dtype`, ...) are refused. A name that is a keyword of one language only is "
+        "escaped in that language's starter with a trailing `_` (Mojo `out` → `out_`, CUDA `int` "
+        "→ `int_`): the C ABI passes arguments by position"
+    )
+    dtype: str = Field(
+        description=f"tensor dtypes: {', '.join(TENSOR_DTYPES)}; scalar dtypes: "
+        f"{', '.join(SCALAR_DTYPES)} (size_t is `ctypes.c_size_t`; CUDA `size_t`, Mojo `UInt64`, "
+        "CuTe `cute.Uint32`, `int` in the other Python starters); sizes (names in a shape, the "
+        "scaffold's grid) are int32 or size_t scalars"
+    )
+    direction: Literal["in", "out", "inout"] = Field(
+        default="in", description="`in`, `out` or `inout`; scalars are always `in`"
+    )
+    shape: Optional[List[Union[str, int]]] = Field(
+        default=None,
+        description="tensors only, rank 0–5: `[]`, or a list whose entries are integers, size "
+        "names or arithmetic of sizes with `+ - * // %` and parentheses, e.g. `[2 * N, C]`, "
+        "`[H - K + 1]`, `[(K + 1) // 2]`, `[(H + 2 * P - K) // S + 1]`, `[(M + T - 1) // T]`; "
+        "parsed (generator/spec/shapes.py), never evaluated as Python, and checked for every "
+        "case's sizes; a size that is a whole dimension somewhere or the scaffold's grid is at "
+        "least 1, one met only inside expressions (a padding) at least 0; every dimension of every "
+        "case at least 1, a case whose sizes make one 0 refused at its `scalars`",
+    )
+    latex: Optional[str] = Field(
+        default=None, description="how the example writes a scalar, e.g. `'\\varepsilon'`"
+    )
 
     @field_validator("name")
     @classmethod
@@ -173,27 +195,33 @@ Shape = List[Union[str, int]]
 
 class Uniform(Strict):
     kind: ClassVar[str] = "uniform"
-    uniform: List[Number] = Field(min_length=2, max_length=2)
+    uniform: List[Number] = Field(min_length=2, max_length=2, description="`[lo, hi]`")
 
 
 class Normal(Strict):
     kind: ClassVar[str] = "normal"
-    normal: List[Number] = Field(min_length=2, max_length=2)  # [mean, std]
+    normal: List[Number] = Field(min_length=2, max_length=2, description="`[mean, std]`")
 
 
 class Constant(Strict):
     kind: ClassVar[str] = "constant"
-    constant: Number
+    constant: Number = Field(description="`v`: every element")
 
 
 class RandInt(Strict):
     kind: ClassVar[str] = "randint"
-    randint: List[int] = Field(min_length=2, max_length=2)  # [low, high)
+    randint: List[int] = Field(
+        min_length=2,
+        max_length=2,
+        description="`[lo, hi]`: integers in `[lo, hi)`; on a float tensor too, drawn as "
+        "integers and stored as floats, e.g. for ties in an argmax, within the integers the dtype "
+        "holds exactly: ±2048 for float16, ±256 for bfloat16, ±2^24 for float32",
+    )
 
 
 class Values(Strict):
     kind: ClassVar[str] = "values"
-    values: Nested
+    values: Nested = Field(description="a nested list: the data itself")
 
 
 class Correlated(Strict):
@@ -201,13 +229,17 @@ class Correlated(Strict):
 
     kind: ClassVar[str] = "correlated"
 
-    correlated: "CorrelatedArgs"
+    correlated: "CorrelatedArgs" = Field(
+        description="`{source: x, scale: a, noise: [mean, std]}`: `a*x + noise`"
+    )
 
 
 class CorrelatedArgs(Strict):
-    source: str
-    scale: Number
-    noise: List[Number] = Field(min_length=2, max_length=2)  # normal [mean, std]
+    source: str = Field(description="the input it moves with")
+    scale: Number = Field(description="`a` in `a*x + noise`")
+    noise: List[Number] = Field(
+        min_length=2, max_length=2, description="normal noise, `[mean, std]`"
+    )
 
 
 class Code(Strict):
@@ -216,7 +248,28 @@ class Code(Strict):
     turn, as written; the rules on what it may bind are in generator/spec/code_inputs.py."""
 
     kind: ClassVar[str] = "code"
-    code: str = Field(min_length=1)
+    code: str = Field(
+        min_length=1,
+        description="the author's own torch code, for an input no form above draws (a sparse "
+        "matrix `mask * values`, `scatter_`, RoPE `cos`/`sin` tables, item assignment), written "
+        "into the generate_* method as it stands and run there at the input's turn in signature "
+        "order, so it draws from the random stream exactly where it stands: an expression (the "
+        'tensor, e.g. `{code: "torch.eye(N, device=self.device) * 2"}`) or statements that bind '
+        "the input's name; it may use `self.device`, `torch`, `math`, the case's sizes by name "
+        "(bound before the inputs), the inputs made before it and the names earlier code bound, "
+        "and it may bind inputs after it as well (made together, e.g. tokens drawn from the "
+        "probabilities they come with: those then have no form of their own in that case), and a "
+        "scalar no shape names (e.g. `nnz = int((A != 0).sum().item())`, the count of the nonzeros "
+        "drawn: the case then passes that value and gives no number for it; not in an example, "
+        "whose scalars its page shows). It may not bind the sizes, earlier inputs, outputs or the "
+        "names generate_* uses (`self`, `torch`, `tests`, `case`, `generator`), nor hold `return`, "
+        "`yield`, `import`, `def` or `class`; it has no descriptor. In a drawn example it runs as "
+        "written (the example's `seed`, when given, binds `generator`, a seeded CPU "
+        "`torch.Generator` to draw from, as `P018` asks); chgen runs it when it verifies the "
+        "example (in the spec-code sandbox, on the CPU) and requires a tensor of the signature's "
+        "shape and dtype, and the deep checks run every case's code through the rendered "
+        "challenge.py",
+    )
 
     @field_validator("code")
     @classmethod
@@ -269,20 +322,55 @@ Prefill = Union[Literal["empty", "zeros"], float]
 class Case(Strict):
     """One functional test case: scalar values and how each input tensor is drawn."""
 
-    name: str
-    note: Optional[str] = None
-    #: a worked example itself, without typing its data twice: `true` is the first, `2` the second
-    from_example: Union[bool, int] = False
-    scalars: Dict[str, Number] = Field(default_factory=dict)
-    inputs: Dict[str, Distribution] = Field(default_factory=dict)
-    seed: Optional[int] = Field(default=None, ge=0, lt=2**63)  # torch.manual_seed before drawing
-    prefill: Optional[Prefill] = None  # this case's outputs start so (default: the spec's)
-    #: written with the base class's descriptors (RandTensor, OutTensor, ...), not torch calls
-    descriptors: bool = False
-    #: tensors this case passes with another shape (e.g. flattened: `{x: [N * C]}`)
-    shapes: Dict[str, Shape] = Field(default_factory=dict)
-    #: a multi-GPU challenge: the ranks this case runs on (default the spec's num_gpus)
-    gpus: Optional[int] = Field(default=None, ge=2, le=8)
+    name: str = Field(
+        description="lowercase letters and digits in words joined by single `_`, unique"
+    )
+    note: Optional[str] = Field(
+        default=None, description="words after the name in the case's challenge.py comment"
+    )
+    from_example: Union[bool, int] = Field(
+        default=False,
+        description="`true`: the case is the first worked example itself (`2` the second), "
+        "written out in the case, without typing its data twice",
+    )
+    scalars: Dict[str, Number] = Field(
+        default_factory=dict, description="the case's scalar values, by name"
+    )
+    inputs: Dict[str, Distribution] = Field(
+        default_factory=dict,
+        description="how each input tensor is drawn, by name: one of `{uniform: [lo, hi]}`, "
+        "`{normal: [mean, std]}`, `{constant: v}`, `{randint: [lo, hi]}`, `{values: nested "
+        "list}`, `{correlated: {source: x, scale: a, noise: [mean, std]}}` or `{code: ...}` (each "
+        "under *Inputs* below). Every number (bounds, constants, literal values of examples and "
+        "inputs, `prefill`) must fit the tensor's dtype (`generator/dtypes.py`): integers within "
+        "range for integer dtypes, finite values within ±65504 for float16; NaN and infinity "
+        "(`.nan`, `.inf`, `-.inf`) only in float tensors (a `prefill`, or literal `values`), "
+        'written `float("nan")` in challenge.py',
+    )
+    seed: Optional[int] = Field(
+        default=None, ge=0, lt=2**63, description="`torch.manual_seed` before the case draws"
+    )
+    prefill: Optional[Prefill] = Field(
+        default=None, description="this case's outputs start so (default: the spec's `prefill`)"
+    )
+    descriptors: bool = Field(
+        default=False,
+        description="`true`: written with the base class's `RandTensor`, `RandnTensor`, "
+        "`RandIntTensor`, `FullTensor`, `OutTensor`: uniform, normal, randint and constant inputs "
+        "only, outputs empty, no seed: the runner draws and seeds them",
+    )
+    shapes: Dict[str, Shape] = Field(
+        default_factory=dict,
+        description="tensors this case passes in another shape, e.g. `shapes: {x: [N * C]}`; "
+        "the reference then asserts `x.shape in ((N, C), (N * C,))` and must view it itself",
+    )
+    gpus: Optional[int] = Field(
+        default=None,
+        ge=2,
+        le=8,
+        description="a multi-GPU challenge's ranks for this case, 2 to `num_gpus` (the default); "
+        'written as the case dict\'s `"world_size"` key',
+    )
 
     @model_validator(mode="after")
     def _example_alone(self) -> "Case":
@@ -326,24 +414,39 @@ class Case(Strict):
 class Defaults(Strict):
     """Scalar values and input distributions that every case uses unless it says otherwise."""
 
-    scalars: Dict[str, Number] = Field(default_factory=dict)
-    inputs: Dict[str, Distribution] = Field(default_factory=dict)
+    scalars: Dict[str, Number] = Field(
+        default_factory=dict, description="scalar values every functional case uses"
+    )
+    inputs: Dict[str, Distribution] = Field(
+        default_factory=dict,
+        description="input distributions every functional case uses, as a case's `inputs`",
+    )
 
 
 class NumberForm(Strict):
     """How an example writes its floats where its page rounds them (5.67 for 5.6667); the values
     stay as given, and verification against the reference uses them."""
 
-    #: round to this many decimals (0.7311), written shortest unless `fixed`
-    decimals: Optional[int] = Field(default=None, ge=0, le=12)
-    #: always `decimals` decimals (5.00)
-    fixed: bool = False
-    #: round to this many significant digits instead (0.36514813)
-    digits: Optional[int] = Field(default=None, ge=1, le=17)
-    #: int-valued floats written as ints (2 for 2.0)
-    ints: bool = False
-    #: the parts written so: the Input part (its tensors and scalars), the Output part
-    parts: List[Literal["input", "output"]] = Field(default_factory=lambda: ["input", "output"])
+    decimals: Optional[int] = Field(
+        default=None,
+        ge=0,
+        le=12,
+        description="rounds to that many places (0.7311), written shortest unless `fixed`",
+    )
+    fixed: bool = Field(
+        default=False, description="always writes `decimals` places (`5.00`; needs `decimals`)"
+    )
+    digits: Optional[int] = Field(
+        default=None,
+        ge=1,
+        le=17,
+        description="rounds to significant digits instead (0.36514813; not with `decimals`)",
+    )
+    ints: bool = Field(default=False, description="writes int-valued floats as ints (`2`)")
+    parts: List[Literal["input", "output"]] = Field(
+        default_factory=lambda: ["input", "output"],
+        description="the parts so written: `input` (its tensors and scalars) and/or `output`",
+    )
 
     @model_validator(mode="after")
     def _one_rounding(self) -> "NumberForm":
@@ -380,30 +483,80 @@ class Example(Strict):
     """A worked example, shown in challenge.html: literal inputs and hand-computed outputs, or
     inputs too large to write (a seeded draw) whose outputs the reference gives."""
 
-    scalars: Dict[str, Number]
-    inputs: Dict[str, ExampleInput]
-    #: None: an example after the first kept as the page's text alone (its `display`, no values)
-    outputs: Union[Dict[str, Nested], Literal["reference"], None]
-    #: the CPU generator's seed for the drawn inputs (torch.Generator().manual_seed(seed))
-    seed: Optional[int] = Field(default=None, ge=0, lt=2**63)
-    shapes: Dict[str, Shape] = Field(default_factory=dict)  # as in a functional case
-    #: HTML shown under the example's data (a <p> explaining it, as some public pages have)
-    explanation: Optional[str] = None
-    #: the section's heading when it is not "Example" (one) / "Example 1:", "Example 2:" (several)
-    title: Optional[str] = None
-    #: the <pre> form lists the sizes too (`N = 4`), as a minority of public pages do
-    show_sizes: bool = False
-    #: scalars the section does not write (a count the page leaves to its data, e.g. `nnz`)
-    hide: List[str] = Field(default_factory=list)
-    #: the scalars the section writes beside its data, in page order, sizes too (a stride that
-    #: only an output's shape uses); default: those no tensor's shape names (spec/example_page.py)
-    shown: Optional[List[str]] = None
-    #: how the page rounds the example's floats (default: chgen's shortest form)
-    numbers: Optional[NumberForm] = None
-    #: escape hatch: the HTML of the example's data block, shown instead of the rendered values
-    #: (for a page whose text is no function of them); the values are still verified. Alone (no
-    #: scalars, inputs, outputs), the example is the page's text only: shown, never verified
-    display: Optional[str] = None
+    scalars: Dict[str, Number] = Field(description="the example's scalar values, by name")
+    inputs: Dict[str, ExampleInput] = Field(
+        description="literal data, by name; an example too large to write (e.g. a transformer "
+        "block's weights) gives `seed` and draws its inputs instead, each `{normal: [mean, std]}`, "
+        "`{uniform: [lo, hi]}`, `{randint: [lo, hi]}` or `{constant: v}` (literal data beside "
+        "them allowed), with `outputs: reference` (a `{code: ...}` input too makes an example "
+        "drawn); `chgen import` writes this form for an example past 32,768 elements"
+    )
+    outputs: Union[Dict[str, Nested], Literal["reference"], None] = Field(
+        description="the hand-computed outputs, by name; or `reference` for drawn inputs: "
+        "generate_example_test draws them on the CPU generator "
+        "(`torch.Generator().manual_seed(seed)`, then `.to(self.device)`, so the values are the "
+        "same on every device), the page lists the shapes under a `<p>` that gives the sizes and "
+        "how each input is drawn, and the outputs are verified by the reference: generation draws "
+        "the inputs the same way and requires the reference to write every output element and its "
+        "result in the signature's dtypes to be within `atol`/`rtol` of its float64 result"
+    )
+    seed: Optional[int] = Field(
+        default=None,
+        ge=0,
+        lt=2**63,
+        description="a drawn example's CPU generator seed (`torch.Generator().manual_seed(seed)`)",
+    )
+    shapes: Dict[str, Shape] = Field(default_factory=dict, description="as in a case")
+    explanation: Optional[str] = Field(
+        default=None,
+        description="HTML shown under its data (a `<p>` explaining it, as some public pages "
+        "have); blank lines it starts with are kept, the page's gap after a bmatrix example's "
+        "last `<p>`",
+    )
+    title: Optional[str] = Field(
+        default=None,
+        description="the heading when not `Example` (one) / `Example 1:`, `Example 2:`, ... "
+        "(several): `Example`, `Examples`, `Example 2` or `Example 2:`, the headings the page "
+        "rules read",
+    )
+    show_sizes: bool = Field(
+        default=False,
+        description="a `<pre>` example lists the sizes too (`N = 4`), as a minority of public "
+        "pages do; refused elsewhere, where it changes nothing",
+    )
+    hide: List[str] = Field(
+        default_factory=list,
+        description="the scalars the section does not write, e.g. a sparse matrix's `nnz` left "
+        "to its data; `chgen import` lists each scalar the page's example does not name",
+    )
+    shown: Optional[List[str]] = Field(
+        default=None,
+        description="the scalars the section writes beside its data, in page order, sizes too: a "
+        "stride or padding that only an output's shape uses, `shown: [S, P]`, in the form's own "
+        "way, `<code>S</code>: 2` beside matrices, `S = 2` in `<pre>`; default: the scalars no "
+        "tensor's shape names, less `hide` (generator/spec/example_page.py)",
+    )
+    numbers: Optional[NumberForm] = Field(
+        default=None,
+        description="how the page writes the example's floats, the values staying as given "
+        "(default chgen's shortest form; `chgen import` picks it from the page)",
+    )
+    display: Optional[str] = Field(
+        default=None,
+        description="escape hatch: the HTML of the data block, shown instead of the values where "
+        "the page's text is no function of them (`(approximately)`, derivations, comments); the "
+        "values are still verified, and the numbers it shows must be the example's (D001); "
+        "`chgen import` writes it, the page's block exactly as written, for each example whose "
+        "block no structured setting reproduces, so the author's text is kept while the values "
+        "still come from challenge.py and are verified at generate time (where that text shows "
+        "values the challenge's own generate_example_test or reference does not produce, the text "
+        "is kept all the same, D001 tolerated, and the import says so); `display` alone, with no "
+        "`scalars`, `inputs` or `outputs`, is an example after the first kept as the page's text "
+        "only: shown as written, never verified, not usable by `from_example` (`chgen import` "
+        "writes it for an example whose values the page does not give readably, so that nothing "
+        "the author wrote is lost); the benchmarks `benchmarks/public_set.py` and "
+        "`benchmarks/public_pages.py` count pages identical through it apart",
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -465,43 +618,72 @@ Spaces = Annotated[str, AfterValidator(_spaces)]
 class PreForm(Strict):
     """How a <pre> example writes its lines (the defaults are the public majority)."""
 
-    #: `<pre>Input: ...` on the tag's own line and `</pre>` right after the last line
-    tight: bool = False
-    #: `Input:  ` and `Output: ` line their values up (else one space after either label)
-    aligned: bool = True
-    #: the parts ("input", "output") whose sole tensor is written as its value alone, without
-    #: `name = `
-    unnamed: List[Literal["input", "output"]] = Field(default_factory=list)
-    #: the Input part on one line, its values joined by ", "
-    inline: bool = False
-    #: spaces before every line inside the <pre>
-    indent: Spaces = ""
-    #: the first Input line ends in the sizes, `  (N=4)`
-    size_note: bool = False
+    tight: bool = Field(
+        default=False,
+        description="puts `Input:` on the `<pre>` line and `</pre>` right after the last line",
+    )
+    aligned: bool = Field(
+        default=True,
+        description="writes `Input:  ` and `Output: ` so their values line up, else one space "
+        "after either label",
+    )
+    unnamed: List[Literal["input", "output"]] = Field(
+        default_factory=list,
+        description="the parts, `input` and/or `output`, whose sole tensor is written as its "
+        "value alone, without `name = `",
+    )
+    inline: bool = Field(
+        default=False, description="writes the Input part on one line, its values joined by `, `"
+    )
+    indent: Spaces = Field(default="", description="spaces before every line inside the `<pre>`")
+    size_note: bool = Field(
+        default=False, description="ends the first Input line in the sizes, `  (N=4)`"
+    )
 
 
 class MatrixForm(Strict):
     """How a bmatrix example labels its parts (the defaults are the public majority)."""
 
-    #: `<strong>Input:</strong>` / `<strong>Output:</strong>` (else plain `Input:` / `Output:`)
-    strong: bool = True
-    #: the Output part in a <p> of its own (else `Output:<br>` follows the inputs in one <p>)
-    split: bool = True
-    #: a blank line between the Input <p> and the Output <p> of a split example
-    gap: bool = True
-    #: "code": `<code>A</code> (2&times;2):`; "latex": `Matrix \\(A\\) (\\(2 \\times 2\\)):`
-    #: and `Vector \\(x\\):` for 1-D data
-    labels: Literal["code", "latex"] = "code"
-    #: how a "code" label writes the size's times sign: the entity or the character itself
-    times: Literal["&times;", "×"] = "&times;"
-    #: a rank >= 3 tensor whose leading dimensions are 1 is shown as the matrix of its last two
-    #: (`<code>K</code> (1&times;3&times;4):` over a 3x4 bmatrix), as pages showing a batch of
-    #: one do; such data then counts as 2-D in choosing the example's form
-    squeeze: bool = False
-    #: spaces before every line inside the example's <p>s (the <p> tags stay at the margin)
-    indent: Spaces = ""
-    #: the scalars on one line, joined by ", " (`<code>a</code>: 1, <code>b</code>: 2`)
-    inline: bool = False
+    strong: bool = Field(
+        default=True,
+        description="writes `<strong>Input:</strong>` / `<strong>Output:</strong>`, else "
+        "`Input:` / `Output:`",
+    )
+    split: bool = Field(
+        default=True,
+        description="gives the Output part a `<p>` of its own, else `Output:<br>` follows the "
+        "inputs in one `<p>`",
+    )
+    gap: bool = Field(
+        default=True, description="a blank line between the two `<p>`s of a split example"
+    )
+    labels: Literal["code", "latex"] = Field(
+        default="code",
+        description=r"`code`: `<code>A</code> (2&times;2):`; `latex`: "
+        r"`Matrix \(A\) (\(2 \times 2\)):`, and `Vector \(x\):` for 1-D data",
+    )
+    times: Literal["&times;", "×"] = Field(
+        default="&times;",
+        description="the sign a `code` label writes between dimensions: the entity `&times;` "
+        "or the character `×`",
+    )
+    squeeze: bool = Field(
+        default=False,
+        description="`true` shows a rank ≥ 3 tensor whose leading dimensions are 1 as the matrix "
+        "of its last two (`<code>K</code> (1&times;3&times;4):` over a 3×4 bmatrix), such data "
+        "then counting as 2-D in choosing the example's form; `chgen import` sets it for a page "
+        "that shows a batch of one so",
+    )
+    indent: Spaces = Field(
+        default="",
+        description="spaces before every line inside the example's `<p>`s (the `<p>` tags stay "
+        "at the margin)",
+    )
+    inline: bool = Field(
+        default=False,
+        description="writes the scalars on one line joined by `, `, "
+        "`<code>a</code>: 1, <code>b</code>: 2`",
+    )
 
 
 PageSection = Literal["requirements", "examples", "constraints"]
@@ -510,21 +692,41 @@ PageSection = Literal["requirements", "examples", "constraints"]
 class PageForm(Strict):
     """The layout of challenge.html where a page departs from chgen's (majority) form."""
 
-    #: spaces before each <li> of Implementation Requirements and Constraints
-    item_indent: Spaces = "  "
-    #: one indentation per <li> in page order (requirements, then constraints), for a page whose
-    #: items are not all indented alike; overrides item_indent
-    item_indents: Optional[List[Spaces]] = None
-    #: spaces before every structural line chgen writes: each <h2>, the lists' <ul> and </ul>,
-    #: a <pre> example's <pre> and </pre> (the performance bullet's </ul> keeps its own)
-    indent: Spaces = ""
-    #: sections whose <h2> is followed by a blank line
-    heading_gap: List[PageSection] = Field(default_factory=list)
-    #: blank lines before each section's <h2> in page order (Implementation Requirements, each
-    #: example, Constraints); default one each
-    section_gaps: Optional[List[Annotated[int, Field(ge=0, le=3)]]] = None
-    pre: PreForm = Field(default_factory=lambda: PreForm())
-    matrix: MatrixForm = Field(default_factory=lambda: MatrixForm())
+    item_indent: Spaces = Field(
+        default="  ",
+        description="spaces before each `<li>` of Implementation Requirements and Constraints "
+        "(two by default); an item holding line breaks is written as given, so an item broken "
+        "over several lines comes back so",
+    )
+    item_indents: Optional[List[Spaces]] = Field(
+        default=None,
+        description="one indentation per item in page order, Implementation Requirements then "
+        "Constraints, the performance bullet apart, for a page whose items are not indented "
+        "alike; overrides `item_indent`",
+    )
+    indent: Spaces = Field(
+        default="",
+        description="spaces before every structural line chgen writes: each `<h2>`, the lists' "
+        "`<ul>` and `</ul>`, a `<pre>` example's `<pre>` and `</pre>`; the performance bullet and "
+        "the `</ul>` after it keep their own",
+    )
+    heading_gap: List[PageSection] = Field(
+        default_factory=list,
+        description="the sections among `requirements`, `examples`, `constraints` whose `<h2>` "
+        "is followed by a blank line",
+    )
+    section_gaps: Optional[List[Annotated[int, Field(ge=0, le=3)]]] = Field(
+        default=None,
+        description="blank lines, 0–3, before each section's `<h2>` in page order: "
+        "Implementation Requirements, each example, Constraints; one number per section; "
+        "default one each",
+    )
+    pre: PreForm = Field(
+        default_factory=lambda: PreForm(), description="how a `<pre>` example writes its lines"
+    )
+    matrix: MatrixForm = Field(
+        default_factory=lambda: MatrixForm(), description="how a bmatrix example labels its parts"
+    )
 
     @field_validator("heading_gap")
     @classmethod
@@ -543,11 +745,22 @@ class Section(Strict):
     """A section of the page's own (an <h2> titled `title`, then `html`), placed after a
     standard one, e.g. a "Loss Calculation" derivation or the "References"."""
 
-    title: str = Field(min_length=1)
-    html: str = Field(min_length=1)
-    after: SectionPlace
-    #: blank lines before its <h2>
-    gap: int = Field(default=1, ge=0, le=3)
+    title: str = Field(
+        min_length=1,
+        description="the `<h2>`'s HTML, one line; not one that starts as a standard section's, "
+        "`Implementation Requirements`, `Example`, `Constraints`",
+    )
+    html: str = Field(
+        min_length=1,
+        description="its content, no `<h2>`; blank lines it starts with stand between the "
+        "`<h2>` and it",
+    )
+    after: SectionPlace = Field(
+        description="the standard section it follows: `description`, before Implementation "
+        "Requirements; `requirements`; `examples`, after the last one; `constraints`, at the end "
+        "of the page"
+    )
+    gap: int = Field(default=1, ge=0, le=3, description="blank lines before its `<h2>`, 0–3")
 
     @field_validator("title")
     @classmethod
@@ -580,46 +793,88 @@ class Section(Strict):
 class Baseline(Strict):
     """A reference point timed beside the solutions (body of a function of the solve params)."""
 
-    name: str
-    code: str
+    name: str = Field(description="the baseline's name in the timing tables")
+    code: str = Field(
+        description="a PyTorch module defining `solve`, timed beside the solutions in its "
+        "library's best calling form: its `solve` may return its outputs, which the judge checks "
+        "after the clock, and an optional `prepare` with the same parameters runs outside the "
+        "clock for each timed call's inputs, e.g. to hand a library the forward's rstd; see "
+        "[docs/judge.md](judge.md#performance---perf)"
+    )
 
 
 class Performance(Strict):
-    scalars: Dict[str, Number]
-    inputs: Dict[str, Distribution] = Field(default_factory=dict)
-    min_bytes: str  # expression over the scalars, e.g. "3 * N * C * 4"
-    baselines: List[Baseline] = Field(default_factory=list)
-    seed: Optional[int] = Field(default=None, ge=0, lt=2**63)
-    prefill: Optional[Prefill] = None
-    descriptors: bool = False  # as most public performance tests write it
-    shapes: Dict[str, Shape] = Field(default_factory=dict)  # as in a functional case
-    #: the scalars the page's performance bullet names, in this order (default: every int size)
-    shown: Optional[List[str]] = None
-    #: a blank line before the performance bullet, as most public pages have
-    blank_line: bool = True
-    #: chgen writes the performance bullet; false where the last constraint is the page's own,
-    #: written as given (e.g. broken over several lines)
-    bullet: bool = True
-    #: the comment that opens generate_performance_test (its lines kept as written)
-    note: Optional[str] = None
+    """The performance case; its tensors must fit five times in 16 GB."""
+
+    scalars: Dict[str, Number] = Field(description="the case's scalar values, by name")
+    inputs: Dict[str, Distribution] = Field(
+        default_factory=dict, description="as a functional case takes them"
+    )
+    min_bytes: str = Field(
+        description="the least traffic, an expression over the scalars, e.g. `3 * N * C * 4`"
+    )
+    baselines: List[Baseline] = Field(
+        default_factory=list, description="libraries' solutions timed beside the solutions"
+    )
+    seed: Optional[int] = Field(
+        default=None, ge=0, lt=2**63, description="as a functional case takes it"
+    )
+    prefill: Optional[Prefill] = Field(default=None, description="as a functional case takes it")
+    descriptors: bool = Field(
+        default=False,
+        description="as a functional case takes it (most public performance tests write it so)",
+    )
+    shapes: Dict[str, Shape] = Field(
+        default_factory=dict, description="as a functional case takes them"
+    )
+    shown: Optional[List[str]] = Field(
+        default=None,
+        description="the scalars the page's performance bullet names, in this order (default "
+        "every size)",
+    )
+    blank_line: bool = Field(
+        default=True,
+        description="a blank line before the performance bullet, as on most public pages",
+    )
+    bullet: bool = Field(
+        default=True,
+        description="`false`: chgen writes no bullet, the last constraint being the page's own, "
+        "written as given, e.g. broken over several lines; `chgen import` keeps such a bullet so",
+    )
+    note: Optional[str] = Field(
+        default=None,
+        description="the comment that opens generate_performance_test, one `#` line per line of "
+        "it; `chgen import` keeps the original's",
+    )
 
 
 class Mutant(Strict):
     """A known mistake, as a PyTorch solve body; the functional cases must catch it."""
 
-    name: str
-    mistake: str
-    code: str
-    caught_by: Optional[List[str]] = None  # expected catching cases, checked when given
+    name: str = Field(description="the mistake's name in the tables")
+    mistake: str = Field(description="the mistake, in words")
+    code: str = Field(description="a PyTorch module defining `solve`")
+    caught_by: Optional[List[str]] = Field(
+        default=None, description="the case names expected to catch it, checked when given"
+    )
 
 
 class Oracle(Strict):
     """float64 ground truth: autograd of a forward expression, or a body that returns outputs."""
 
-    forward: Optional[str] = None
-    grad_output: Optional[str] = None
-    gradients: Optional[Dict[str, str]] = None  # input param -> output param holding its grad
-    code: Optional[str] = None
+    forward: Optional[str] = Field(
+        default=None, description="a forward expression, differentiated with torch.autograd"
+    )
+    grad_output: Optional[str] = Field(
+        default=None, description="the gradient fed to the forward's output"
+    )
+    gradients: Optional[Dict[str, str]] = Field(
+        default=None, description="input parameter -> the output parameter holding its gradient"
+    )
+    code: Optional[str] = Field(
+        default=None,
+        description="instead of the three above: a body returning `{output: tensor}`",
+    )
 
     @model_validator(mode="after")
     def _one_form(self) -> "Oracle":
@@ -627,12 +882,12 @@ class Oracle(Strict):
         if self.code is not None and any(v is not None for v in autograd):
             raise SpecValueError(
                 "give either 'code' or 'forward'/'grad_output'/'gradients', not both",
-                "keep one form (see 'oracle' in the README's spec format)",
+                "keep one form (see 'oracle' in chgen's docs/spec.md)",
             )
         if self.code is None and not all(v is not None for v in autograd):
             raise SpecValueError(
                 "give 'code', or all of 'forward', 'grad_output' and 'gradients'",
-                "see 'oracle' in the README's spec format",
+                "see 'oracle' in chgen's docs/spec.md",
             )
         return self
 
@@ -640,10 +895,14 @@ class Oracle(Strict):
 class AccuracyFloor(Strict):
     """Solutions must be within `factor` of a baseline's mean relative error against float64."""
 
-    output: str
-    baseline: str  # expression over the inputs, computed on the judged device
-    factor: float = Field(gt=1.0)
-    min_elements: int = Field(default=64, ge=1)  # smaller cases are shown, not enforced
+    output: str = Field(description="the output measured")
+    baseline: str = Field(
+        description="an expression over the inputs, computed on the judged device"
+    )
+    factor: float = Field(
+        gt=1.0, description="how many times the baseline's error a solution's may be"
+    )
+    min_elements: int = Field(default=64, ge=1, description="smaller cases are shown, not enforced")
 
 
 class Distributed(Strict):
@@ -653,90 +912,294 @@ class Distributed(Strict):
     other tensor is replicated: an input each rank gets whole, an output each rank must end with,
     identical on every rank (after a collective)."""
 
-    rows: str
-    split: List[str] = Field(min_length=1)
+    rows: str = Field(
+        description="the size scalar of the split dimension; `solve` gets its own row count as "
+        "`rows`"
+    )
+    split: List[str] = Field(
+        min_length=1,
+        description="the tensors cut into contiguous row blocks (each one's first dimension "
+        "exactly the size `rows`), in rank order, the first `rows % G` ranks one row more (a rank "
+        "may hold none)",
+    )
 
 
 class StarterScaffold(Strict):
     """How one language's easy scaffold departs from chgen's form (as public starters do)."""
 
-    kernel: Optional[str] = None  # the stub's name in this starter
-    parameters: Optional[List[str]] = None  # the stub's parameter names, in solve order
-    grid: Optional[str] = None  # the 1-D launch's element count, an expression of the sizes
-    block_keyword: bool = False  # the launch passes `BLOCK_SIZE=BLOCK_SIZE`
+    kernel: Optional[str] = Field(default=None, description="the stub's name in this starter")
+    parameters: Optional[List[str]] = Field(
+        default=None,
+        description="the stub's parameter names, one per solve parameter, in order",
+    )
+    grid: Optional[str] = Field(
+        default=None,
+        description="a 1-D launch's element count, an expression of the sizes such as `N // 2` "
+        "(C's starter writes `/`)",
+    )
+    block_keyword: bool = Field(
+        default=False, description="`true`: the launch passes `BLOCK_SIZE=BLOCK_SIZE`"
+    )
 
 
 class Scaffold(Strict):
     """Easy challenges: the kernel stub and launch code in CUDA, Mojo and Triton."""
 
-    kernel: str
-    grid: List[str] = Field(min_length=1, max_length=2)  # size params: [N] or [rows, cols]
-    #: per language key: where that starter's scaffold departs from the form above
-    starters: Dict[str, StarterScaffold] = Field(default_factory=dict)
+    kernel: str = Field(description="the kernel stub's name")
+    grid: List[str] = Field(
+        min_length=1,
+        max_length=2,
+        description="size parameters: `[N]` or `[rows, cols]`; a 1-D Triton kernel stub calls "
+        "its size `n_elements`, as the public easy Triton starters do",
+    )
+    starters: Dict[str, StarterScaffold] = Field(
+        default_factory=dict,
+        description="per scaffolded language key, where that starter departs from this form, "
+        "e.g. `starters: {triton: {kernel: swiglu, parameters: [input, output, N], grid: N // 2, "
+        "block_keyword: true}}`",
+    )
 
 
 class Spec(Strict):
-    id: int = Field(ge=1, le=99999)
-    slug: str
-    #: the challenge's directory name where a tree already spells it otherwise than <id>_<slug>
-    #: (e.g. with capitals): regeneration then writes into that same directory
-    directory: Optional[str] = None
-    name: str
-    difficulty: Literal["easy", "medium", "hard"]
-    access_tier: Literal["free", "premium"] = "free"
-    num_gpus: int = Field(default=1, ge=1, le=8)
-    atol: float = Field(ge=0)
-    rtol: float = Field(ge=0)
-    signature: List[Param] = Field(min_length=1)
-    reference: str
-    description: str
-    svg: Optional[str] = None  # inline SVG, or a file name next to the spec ending in .svg
-    #: HTML placed after the SVG (the description stands before it)
-    after_svg: Optional[str] = None
-    #: the Implementation Requirements items; or the section's HTML as written, for a page whose
-    #: requirements are paragraphs rather than a list
+    """A challenge: one YAML file, `specs/<id>_<slug>.yaml`."""
+
+    id: int = Field(
+        ge=1,
+        le=99999,
+        description="the challenge number, 1 to 99999, unique across the set (and the file "
+        "name's prefix)",
+    )
+    slug: str = Field(
+        description="words of lowercase letters and digits joined by single `_`, at most 60 "
+        "characters; it may start with a digit (`2d_subarray_sum`); the directory is "
+        "`<id>_<slug>`"
+    )
+    directory: Optional[str] = Field(
+        default=None,
+        description="the challenge's directory name where a tree already spells it otherwise "
+        "(`39_Fast_Fourier_transform`); it starts with `<id>_`. `chgen import` writes it, so "
+        "regeneration writes into the same directory",
+    )
+    name: str = Field(
+        description="the display name, at most 80 characters: words of letters and digits "
+        "separated by single spaces or `-`; a word or a run of words may stand in parentheses "
+        "(`General Matrix Multiplication (GEMM)`). No other characters."
+    )
+    difficulty: Literal["easy", "medium", "hard"] = Field(
+        description="`easy`, `medium` or `hard` (easy starters carry kernel scaffolds, see "
+        "`scaffold`)"
+    )
+    access_tier: Literal["free", "premium"] = Field(
+        default="free", description="`free` or `premium`"
+    )
+    num_gpus: int = Field(
+        default=1,
+        ge=1,
+        le=8,
+        description="1 to 8; 2–8 for a multi-GPU challenge, which then needs `distributed` and "
+        "ships starters only in the languages whose adapter can reach the other ranks "
+        "(`distributed_refusal` is None: PyTorch and Triton, through `torch.distributed`; CUDA, "
+        "through the NCCL communicator the judge passes after the parameters: "
+        "`solve(..., ncclComm_t comm, int rank, int world_size)`, nccl.h from the toolchains "
+        "extra's `nvidia-nccl-cu13` or `CHGEN_NCCL_HOME`); the page names the others with the "
+        "reason. On GPUs the judge needs `num_gpus` GPUs, one per rank, or `--ranks N` (every "
+        "case on N ranks)",
+    )
+    atol: float = Field(
+        ge=0,
+        description="the absolute tolerance the tests compare with: a finite number ≥ 0 "
+        "(integer outputs compare for equality; write `0`)",
+    )
+    rtol: float = Field(ge=0, description="the relative tolerance, as `atol`")
+    signature: List[Param] = Field(
+        min_length=1, description="the solve parameters in order (each under `signature[]`)"
+    )
+    reference: str = Field(
+        description="the body of `reference_impl` in torch; chgen adds a shape and a dtype "
+        "assertion from the signature for each tensor whose shape (or dtype) the body does not "
+        "assert itself, after the body's own leading docstring and assertions (`chgen import` "
+        "keeps the original's docstring and assertions, drops only those on devices, rule P014, "
+        "with any size only they read, `blocks = (N + B - 1) // B`; generation's float64 runs of "
+        "the reference leave assertions out, as `python -O` does). Write outputs in place "
+        "(`dx.copy_(...)`; binding an output's name to a new tensor, `dx = ...`, is refused at "
+        "its line). It may use `self.device` and the `reference_helpers` (`chgen import` puts the "
+        "original's module imports of math and torch modules there, so they stay at module "
+        "level)."
+    )
+    description: str = Field(
+        description=r"HTML placed first on the page (starts with `<p>`; math in `\( \)` and "
+        r"`\[ \]`)"
+    )
+    svg: Optional[str] = Field(
+        default=None,
+        description="an inline `<svg ...>` or the name of a sidecar `.svg` file next to the spec "
+        "(no paths)",
+    )
+    after_svg: Optional[str] = Field(
+        default=None,
+        description="HTML placed after the SVG, for a page whose description continues below it "
+        "(needs `svg`; `chgen import` keeps a page's text after its SVG here)",
+    )
     requirements: Union[
         Annotated[List[str], Field(min_length=1)], Annotated[str, Field(min_length=1)]
-    ]
-    constraints: List[str] = Field(default_factory=list)
-    #: the worked examples, in page order; `example:` (one) is read as a list of one
-    examples: List[Example] = Field(min_length=1)
-    defaults: Defaults = Field(default_factory=lambda: Defaults())
-    prefill: Optional[Prefill] = None  # how every output starts before solve (default: empty)
-    functional: List[Case] = Field(min_length=1)
-    #: how many functional cases P017 expects of this challenge, [MIN, MAX] (default: the range
-    #: the public set has, generator/checks/report.py DEFAULT_CASES)
-    expected_cases: Optional[List[int]] = Field(default=None, min_length=2, max_length=2)
-    #: check rules whose findings in what this spec renders do not stop `chgen generate` (a
-    #: challenge that keeps a form the rules flag, as imported challenges keep their page's)
-    tolerated_rules: List[str] = Field(default_factory=list)
-    performance: Performance
-    #: how challenge.html lays out its structural parts (default: the public majority form)
-    page: PageForm = Field(default_factory=lambda: PageForm())
-    #: the page's own sections (an <h2> and its HTML each), in page order
-    sections: List[Section] = Field(default_factory=list)
-    scaffold: Optional[Scaffold] = None
-    #: num_gpus > 1: which tensors each rank holds a block of rows of
-    distributed: Optional[Distributed] = None
-    mutants: List[Mutant] = Field(default_factory=list)
-    oracle: Optional[Oracle] = None
-    accuracy_floor: Optional[AccuracyFloor] = None
-    seed: int = 0
-    #: Python defining functions `reference` may call: a def whose first parameter is `self`
-    #: becomes a method of Challenge (placed before reference_impl), any other a module function
-    reference_helpers: Optional[str] = None
-    #: per language key: code shipped in that starter after its imports (device functions, ...)
-    starter_helpers: Dict[str, str] = Field(default_factory=dict)
-    #: language keys whose solve lists one parameter per line (black's magic trailing comma)
-    exploded_solve: List[str] = Field(default_factory=list)
-    #: per language key: the whole starter as its author wrote it, written instead of chgen's
-    #: (an imported starter that differs from chgen's form where no rule of chgen check objects)
-    kept_starters: Dict[str, str] = Field(default_factory=dict)
-    #: the body of reference_impl_jax (jax, jnp): takes the in/inout tensors and the scalars in
-    #: solve order, returns the outputs (out and inout tensors; a tuple of them when several)
-    reference_jax: Optional[str] = None
-    #: reference_impl_jax lists one parameter per line (black's magic trailing comma)
-    exploded_reference_jax: bool = False
+    ] = Field(
+        description="the `<li>` items of Implementation Requirements; or instead the section's "
+        "HTML as written (a block of text), for a page whose Implementation Requirements are "
+        "paragraphs rather than a list"
+    )
+    constraints: List[str] = Field(
+        default_factory=list,
+        description="the `<li>` items of Constraints; the performance bullet is appended from "
+        "`performance`",
+    )
+    examples: List[Example] = Field(
+        min_length=1,
+        description="the worked examples, in page order (`example:` is one, the same as a list "
+        "of one; each under `examples[]`). Shown on the page (bmatrix for 2-D data labelled "
+        "`<code>x</code> (2&times;4):` under `<strong>Input:</strong>` / "
+        "`<strong>Output:</strong>`; `<pre>` for 1-D and rank ≥ 3 data, one row per line, a "
+        "`[1]` result as its number; past 4,096 elements the page lists the shapes only); the "
+        "first is returned by `generate_example_test`; generation checks that the reference "
+        "reproduces every example's outputs (float64, CPU; in the signature's dtypes when the "
+        "reference cannot run in float64, e.g. it mixes float32 tensors of its own with its "
+        "inputs, within `atol`/`rtol`), naming the example",
+    )
+    defaults: Defaults = Field(
+        default_factory=lambda: Defaults(),
+        description="`scalars` and `inputs` every functional case uses unless it overrides them",
+    )
+    prefill: Optional[Prefill] = Field(
+        default=None,
+        description="how every output starts before `solve`: `empty` (the default), `zeros`, or "
+        "a number it is filled with (so every element must be written). Every example is checked "
+        "with its outputs started so (`empty` as NaN): a reference that writes only part of an "
+        "output needs `zeros` or a value",
+    )
+    functional: List[Case] = Field(
+        min_length=1, description="the functional test cases (each under `functional[]`)"
+    )
+    expected_cases: Optional[List[int]] = Field(
+        default=None,
+        min_length=2,
+        max_length=2,
+        description="`[MIN, MAX]`: how many functional cases this challenge needs, when not the "
+        "public set's 4 to 15 (the range P017 warns outside of: the 91 public challenges whose "
+        "count is evident have 4 to 15, median 8, `benchmarks/case_counts.py`); the spec is "
+        "refused outside its own range, and the check of its rendered tree uses it",
+    )
+    tolerated_rules: List[str] = Field(
+        default_factory=list,
+        description="`chgen check` rule codes (`chgen check --list-rules`; not the spec rules "
+        "`G...`) whose findings in the files this spec renders do not stop `chgen generate`: for "
+        "a challenge that keeps a form the rules flag. `chgen import` writes the codes the "
+        "original challenge already breaks (its static check), and H009 where its page shows 2-D "
+        "example data in `<pre>`",
+    )
+    performance: Performance = Field(
+        description="the performance case (under `performance` below); its tensors must fit "
+        "five times in 16 GB"
+    )
+    page: PageForm = Field(
+        default_factory=lambda: PageForm(),
+        description="how `challenge.html` lays out its structural parts, where a page departs "
+        "from chgen's form (every default is the public majority form; `chgen import` records "
+        "the page's choices here)",
+    )
+    sections: List[Section] = Field(
+        default_factory=list,
+        description="the page's own sections, in page order (e.g. a derivation, the "
+        "references), each an `<h2>` and its HTML; `chgen import` keeps every section of the "
+        "page that is none of the standard ones so",
+    )
+    scaffold: Optional[Scaffold] = Field(
+        default=None, description="easy only: the kernel stub and launch code of the starters"
+    )
+    distributed: Optional[Distributed] = Field(
+        default=None,
+        description="num_gpus > 1: `{rows: N, split: [x, dy, dx]}`, which tensors each rank "
+        "holds a block of rows of. Every other tensor is replicated: an input every rank gets "
+        "whole, an output every rank must end with, identical. challenge.py gets "
+        "`get_rank_layout()`; the reference and the oracle see the whole batch. See "
+        "[docs/judge.md](judge.md#multi-gpu-challenges)",
+    )
+    mutants: List[Mutant] = Field(
+        default_factory=list,
+        description="known mistakes; the functional cases must catch each",
+    )
+    oracle: Optional[Oracle] = Field(
+        default=None,
+        description="float64 ground truth: `forward` + `grad_output` + `gradients` "
+        "(torch.autograd of a forward expression) or `code` (a body returning "
+        "`{output: tensor}`); the `reference_helpers` are in reach (a method helper as "
+        "`self.name(...)`). `chgen generate` measures the reference against it on every "
+        "functional case (see [What runs spec code](commands.md#what-runs-spec-code))",
+    )
+    accuracy_floor: Optional[AccuracyFloor] = Field(
+        default=None,
+        description="each solution's mean relative error against the oracle must stay within "
+        "`factor` of the baseline's",
+    )
+    seed: int = Field(
+        default=0,
+        description="accepted for older specs and read by nothing: each case's own `seed` "
+        "seeds its draws",
+    )
+    reference_helpers: Optional[str] = Field(
+        default=None,
+        description="Python defining what `reference` uses, nothing but `def`s, module constants "
+        "(`NAME = value`, one name each) and imports of `math` and `torch` modules (`import "
+        "torch.nn.functional as F`): a def whose first parameter is `self` becomes a method of "
+        "`Challenge` before `reference_impl` (called `self.name(...)`), any other a module "
+        "function after the imports; the imports join challenge.py's own, the constants (with "
+        "the comments right above them) follow the imports",
+    )
+    starter_helpers: Dict[str, str] = Field(
+        default_factory=dict,
+        description="per language key (`cuda`, `cute`, `jax`, `mojo`, `pytorch`, `tilelang`, "
+        "`triton`): code shipped in that starter after its imports, before the kernel stub and "
+        "`solve` (e.g. a `__device__` hash function); formatted with the starter and compiled by "
+        "the starter checks",
+    )
+    exploded_solve: List[str] = Field(
+        default_factory=list,
+        description="Python starter language keys (`cute`, `jax`, `pytorch`, `tilelang`, "
+        "`triton`) whose `solve` lists one parameter per line (written with black's magic "
+        "trailing comma) where black would otherwise keep them on one line, e.g. `[jax]`",
+    )
+    kept_starters: Dict[str, str] = Field(
+        default_factory=dict,
+        description="per language key: a whole starter, written as given instead of chgen's "
+        "(formatted with the starter, checked by the starter rules). `chgen import` keeps here "
+        "each original starter that differs from chgen's form where no rule of `chgen check` "
+        "objects (a launch over a local of its own, a comment wrapped over two lines), so that "
+        "it comes back byte for byte; a Mojo starter on an older API is kept moved onto Mojo "
+        "1.2's by that migration alone (imports, `Pointer[T, Imm/MutUntrackedOrigin]` by "
+        'direction, `abi("C")` with the launch inside `try`, `enqueue_function[kernel]`). A '
+        "starter a rule flags is written in chgen's form; the report says which rule",
+    )
+    reference_jax: Optional[str] = Field(
+        default=None,
+        description="the body of `reference_impl_jax` in JAX (`import jax.numpy as jnp` inside "
+        "it; it may import jax modules and `math` only, and use the `reference_helpers`' "
+        "constants and module functions), which the platform's runner prefers for JAX "
+        "submissions. It takes the in/inout tensors and the scalars in solve order, as JAX arrays "
+        "and Python numbers, and returns the outputs (the out and inout tensors' values): one "
+        "array, or a tuple in signature order. `chgen generate` runs it on JAX's CPU backend on "
+        "the example and every functional case (under `jax.jit`, the scalars static; op by op "
+        "where it cannot be traced) and refuses it where it disagrees with `reference` beyond "
+        "`atol`/`rtol` (integer outputs: exactly), naming the case and the worst element (the "
+        "verdict is cached like the example's, keyed by JAX's version too): `specs/x.yaml:40:16: "
+        "D008 reference_impl_jax disagrees with reference_impl on case 'large' (functional case "
+        "5 of 5): y[17] = 0 but reference_impl gives 3.5 (1 of 100000 element(s) are beyond "
+        "atol=1e-05, rtol=1e-05)`. `chgen import` carries a challenge's `reference_impl_jax` "
+        "here, and what it reads of challenge.py's module (`import math`, a constant) into "
+        "`reference_helpers`",
+    )
+    exploded_reference_jax: bool = Field(
+        default=False,
+        description="`true`: `reference_impl_jax`'s header lists one parameter per line (black's "
+        "magic trailing comma), as some public challenges write it",
+    )
 
     @model_validator(mode="before")
     @classmethod

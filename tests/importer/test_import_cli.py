@@ -10,6 +10,7 @@ import yaml
 
 from generator.cli import app
 from generator.importer import ImportFailure, import_challenge
+from generator.naming import MODELINE, SCHEMA_NAME
 from generator.render import render_starters
 from generator.spec import load_spec
 
@@ -106,7 +107,11 @@ def test_a_plain_challenge_imports_with_its_svg_beside_the_spec(tmp_path: Path, 
     assert (out / "301_double.svg").read_text() == (
         '<svg viewBox="0 0 4 4"><rect width="4" height="4"/></svg>\n'
     )
-    spec = yaml.safe_load((out / "301_double.yaml").read_text())
+    text = (out / "301_double.yaml").read_text()
+    # the first line names the schema written beside the spec, for editors to check it with
+    assert text.splitlines()[0] == MODELINE and (out / SCHEMA_NAME).is_file()
+    assert f"wrote {out / SCHEMA_NAME}" in result.output
+    spec = yaml.safe_load(text)
     assert spec["svg"] == "301_double.svg"
     assert spec["example"]["outputs"] == {"B": [2.0, 4.0]}
     assert spec["defaults"]["inputs"] == {"A": {"uniform": [-1.0, 1.0]}}
