@@ -20,8 +20,8 @@ from typing import Any, Dict, List, Optional
 from generator.dtypes import lookup
 from generator.incremental import JAX_VERIFIERS, verifier_versions
 from generator.spec.derived import resolve_shape
-from generator.spec.read import LoadedSpec
 from generator.spec.model import REFERENCE_OUTPUTS
+from generator.spec.read import LoadedSpec
 from generator.spec.yamlpos import SpecError, SpecErrors
 
 

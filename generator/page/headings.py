@@ -6,7 +6,11 @@ from __future__ import annotations
 from typing import Any, Dict, List, Mapping, Sequence, Set
 
 #: the sections `heading_gap` names, in page order, with the section kind each is read from
-GAP_SECTIONS = (("requirements", "requirements"), ("examples", "example"), ("constraints", "constraints"))  # fmt: skip
+GAP_SECTIONS = (
+    ("requirements", "requirements"),
+    ("examples", "example"),
+    ("constraints", "constraints"),
+)
 
 
 def write_gaps(form: Any, examples: int) -> List[str]:
