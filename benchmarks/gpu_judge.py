@@ -381,7 +381,7 @@ def run(
             errors.print(f"error: {exc}", markup=False)
             return 1
         if perf:
-            family = add_checks(out, checks, console)
+            family = add_checks(out, checks, console, timed_only)
             if any(entry["outcome"] == "GAINED" for entry in family):
                 code = code or 1  # a cheat was timed faster than the honest entry
         if results is not None:
@@ -391,9 +391,12 @@ def run(
         return code
 
 
-def add_checks(out: Path, checks: Optional[Dict[str, Any]], console: Any) -> List[Dict[str, Any]]:
+def add_checks(
+    out: Path, checks: Optional[Dict[str, Any]], console: Any, timed_only: bool = False
+) -> List[Dict[str, Any]]:
     """The harness checks (if any ran), the timing family and the defences' table into
-    judge.json and judge.md, and their lines on the console; the timing family."""
+    judge.json and judge.md, and their lines on the console; the timing family. `timed_only`
+    is recorded in the meta (the results files say so)."""
     from generator.judge.report import write_json
 
     try:
@@ -401,6 +404,7 @@ def add_checks(out: Path, checks: Optional[Dict[str, Any]], console: Any) -> Lis
         lines = merge_checks(report, checks) if checks is not None else []
         family = timing_family(report)
         report.setdefault("meta", {})["timing_family"] = family
+        report["meta"]["timed_only"] = timed_only
         write_json(out / "judge.json", report)
         with open(out / "judge.md", "a") as markdown:
             if lines:

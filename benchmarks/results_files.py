@@ -299,6 +299,11 @@ def markdown_for(report: Dict[str, Any], challenge: str, data: Dict[str, Any]) -
     isolation = data.get("isolation") or {}
     if isolation:
         lines.append(f"- Solutions ran: {isolation_line(isolation)}")
+    if report.get("meta", {}).get("timed_only"):
+        lines.append(
+            "- Timed only (`gpu_judge.py run --timed-only`): no functional cases ran; each "
+            "timed job's performance case and a secret share of its timed calls were checked"
+        )
     if data["copy_gbps"]:
         lines.append(f"- Device copy bandwidth: {data['copy_gbps']:.0f} GB/s (read + write)")
     rows = [r for r in report.get("rows", []) if r["challenge"] == challenge]

@@ -407,3 +407,11 @@ def test_the_checks_to_make_are_named_or_none():
     assert checks_of("none") == [] and checks_of(",".join(STEPS)) == list(STEPS)
     with pytest.raises(SystemExit, match="unknown profiles"):
         checks_of("profiles")
+
+
+def test_a_timed_only_run_says_so_in_its_results_files(tmp_path):
+    report = _report()
+    assert "Timed only" not in write_results(report, tmp_path / "a")[1].read_text()
+    report["meta"]["timed_only"] = True
+    text = write_results(report, tmp_path / "b")[1].read_text()
+    assert "- Timed only (`gpu_judge.py run --timed-only`): no functional cases ran" in text
