@@ -28,7 +28,9 @@ $OUT (or --out); `--results DIR` also writes the results files there, which `pyt
 benchmarks/results_files.py judge.json` makes from the report afterwards anyway. `--ranks N` runs
 every case of a multi-GPU challenge on N ranks (GPUs 0..N-1) instead of its own, as `chgen test
 --ranks N` does (its mutants may then be not provable). `--only PATTERN` (repeated) judges only
-the jobs whose id matches the shell pattern. Exit 0 when every job ended as expected, every
+the jobs whose id matches the shell pattern; `--first PATTERN` (repeated) times those jobs before
+all others; `--timed-only` runs no functional cases for a timed job (its checked timed calls still
+judge its outputs), for a run short of GPU time. Exit 0 when every job ended as expected, every
 spec-level proof held and no cheat of the timing family was timed faster than the honest entry by
 more than 10%. About 1.5 minutes of correctness, then timing until the deadline: the whole run
 stays within about 7 minutes.
@@ -312,6 +314,8 @@ def run(
     ranks: Optional[int] = None,
     only: Sequence[str] = (),
     steps: Sequence[str] = CHECKS,
+    first: Sequence[str] = (),
+    timed_only: bool = False,
 ) -> int:
     from rich.console import Console
 
@@ -368,6 +372,8 @@ def run(
             deadline_s=deadline_s,
             ranks=ranks,
             only=list(only),
+            first=list(first),
+            timed_only=timed_only,
         )
         try:
             code = test_command(args, console, errors)
@@ -375,7 +381,7 @@ def run(
             errors.print(f"error: {exc}", markup=False)
             return 1
         if perf:
-            family = add_checks(out, checks, console)
+            family = add_checks(out, checks, console, timed_only)
             if any(entry["outcome"] == "GAINED" for entry in family):
                 code = code or 1  # a cheat was timed faster than the honest entry
         if results is not None:
@@ -385,9 +391,12 @@ def run(
         return code
 
 
-def add_checks(out: Path, checks: Optional[Dict[str, Any]], console: Any) -> List[Dict[str, Any]]:
+def add_checks(
+    out: Path, checks: Optional[Dict[str, Any]], console: Any, timed_only: bool = False
+) -> List[Dict[str, Any]]:
     """The harness checks (if any ran), the timing family and the defences' table into
-    judge.json and judge.md, and their lines on the console; the timing family."""
+    judge.json and judge.md, and their lines on the console; the timing family. `timed_only`
+    is recorded in the meta (the results files say so)."""
     from generator.judge.report import write_json
 
     try:
@@ -395,6 +404,7 @@ def add_checks(out: Path, checks: Optional[Dict[str, Any]], console: Any) -> Lis
         lines = merge_checks(report, checks) if checks is not None else []
         family = timing_family(report)
         report.setdefault("meta", {})["timing_family"] = family
+        report["meta"]["timed_only"] = timed_only
         write_json(out / "judge.json", report)
         with open(out / "judge.md", "a") as markdown:
             if lines:
@@ -470,6 +480,18 @@ def main() -> int:
         "'14[23]_*/solution/optimized/*'",
     )
     go.add_argument(
+        "--first",
+        action="append",
+        default=[],
+        help="time the jobs whose id matches this shell pattern before all others (repeat it)",
+    )
+    go.add_argument(
+        "--timed-only",
+        action="store_true",
+        help="run no functional cases for a timed job (its timed calls are still checked): a "
+        "run short of GPU time",
+    )
+    go.add_argument(
         "--checks",
         default=",".join(CHECKS),
         help=f"the harness checks to make first, comma-separated ({', '.join(CHECKS)}), or none",
@@ -490,6 +512,8 @@ def main() -> int:
         args.ranks,
         args.only,
         checks_of(args.checks),
+        args.first,
+        args.timed_only,
     )
 
 

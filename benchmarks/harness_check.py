@@ -15,9 +15,11 @@ so do_bench is given the judge's flush (its `clear_cache` replaced for the call)
 median; do_bench with its own flush is recorded beside it. The two must agree within 5%.
 
 `dispatch` times what a trivial jitted JAX call costs (`x + 0` and a `pallas_call` identity, on an
-8x128 float32 array) exactly as the judge times a JAX solution: loaded by the JAX adapter, bound
-to torch tensors through DLPack, timed by the judge's rounds with the device synchronised
-before each call. It is the floor under every JAX figure of the run.
+8x128 float32 array) three ways: (a) on an array JAX owns, `block_until_ready` in a tight loop
+(JAX's own floor); (b) the same loop on torch buffers imported through DLPack, bound by the JAX
+adapter; (c) exactly as the judge times a JAX solution (its rounds, the device synchronised
+before each call). (c) is the floor under every JAX figure of the run; (c) less (a) is the
+judge's part of it.
 
 `profile` says where a solution's time goes: whether the judge isolates it (generator.judge.solver.
 must_isolate: a language on streams of its own is, unless its work is seen ordered with the
@@ -431,21 +433,46 @@ def profile(prebuilt: Path, job_ids: Sequence[str], device: str, budget_s: float
     return found
 
 
-def native_call_ms(path: Path) -> float:
-    """Host time of the file's jitted solve on an array JAX allocated itself, until it is ready."""
+#: Calls per tight loop of the dispatch floor's (a) and (b).
+LOOP_CALLS = 200
+
+
+def loop_ms(run: Callable[[], Any], calls: int = LOOP_CALLS) -> float:
+    """Host milliseconds per call of `run` (which waits for its result) in a tight loop, after a
+    few calls to warm up: nothing between two calls but the loop."""
+    import time
+
+    for _ in range(5):
+        run()
+    started = time.perf_counter()
+    for _ in range(calls):
+        run()
+    return (time.perf_counter() - started) * 1e3 / calls
+
+
+def jax_loop_ms(path: Path) -> float:
+    """(a) the file's jitted solve on an array JAX made itself, `block_until_ready` each call."""
     import jax
     import jax.numpy as jnp
 
     from generator.toolchain.bindings import import_file, solve_of
 
     solve = solve_of(import_file(path), path)
-    x = jnp.ones(DISPATCH_SHAPE, jnp.float32)
-    return host_call_ms(lambda: jax.block_until_ready(solve(x)))
+    x = jax.device_put(jnp.ones(DISPATCH_SHAPE, jnp.float32))
+    return loop_ms(lambda: jax.block_until_ready(solve(x)))
 
 
 def dispatch_floor(device: str, budget_s: float, folder: Optional[Path] = None) -> Dict[str, Any]:
-    """Median ms of a jitted `x + 0` and of a pallas_call identity, timed as JAX solutions are."""
+    """A jitted `x + 0` and a pallas_call identity, each measured three ways in one process:
+    (a) `{key}_jax_loop_ms`, on an array JAX owns, `block_until_ready` in a tight loop: what JAX
+    itself costs; (b) `{key}_dlpack_loop_ms`, the same loop on torch buffers imported through
+    DLPack, bound by the JAX adapter as the judge binds a solution; (c) `{key}_ms`, that bound
+    call timed as the judge times a JAX solution (its rounds, isolated). `{key}_harness_ms` is
+    (c) less (a): what the judge adds; `{key}_kept_result_ms` is (c) as it was timed before the
+    solution's process let go of the last call's arrays off the clock."""
     import torch
+
+    from generator.judge.timing import measure_rounds
 
     from generator.languages import BY_KEY
     from generator.languages.base import SigParam
@@ -470,16 +497,27 @@ def dispatch_floor(device: str, budget_s: float, folder: Optional[Path] = None) 
                 bound.finish()
                 if not torch.equal(values["y"], values["x"]):
                     raise RuntimeError("the call did not return its input")
-                timing = judge_timing(bound.run, device, perf_options(budget_s), True)
+                found[f"{key}_jax_loop_ms"] = jax_loop_ms(path)
+                found[f"{key}_dlpack_loop_ms"] = loop_ms(bound.run)
+                timing = measure_rounds_of(bound, device, perf_options(budget_s))
                 found[f"{key}_ms"] = timing.median_ms
                 found["clock"] = timing.clock
-                # The same call on the host clock alone, and on an array JAX made itself.
-                found[f"{key}_host_call_ms"] = host_call_ms(bound.run)
-                found[f"{key}_native_host_call_ms"] = native_call_ms(path)
+                found[f"{key}_harness_ms"] = timing.median_ms - found[f"{key}_jax_loop_ms"]
+                # as the judge timed it before: the last call's arrays freed inside the next one
+                kept = measure_rounds(bound.run, device, perf_options(budget_s), True)
+                found[f"{key}_kept_result_ms"] = kept.median_ms
             except Exception as exc:  # the other call is still measured
                 found[f"{key}_ms"] = None
                 found[f"{key}_error"] = _one_line(exc)
     return found
+
+
+def measure_rounds_of(bound: Any, device: str, options: Any) -> Any:
+    """(c): the bound call as the judge's rounds time a JAX solution (isolated; what the last
+    call returned let go of before each call, off the clock, as the solution's process does)."""
+    from generator.judge.timing import measure_rounds
+
+    return measure_rounds(bound.run, device, options, True, prepare=bound.prepare)
 
 
 def main(argv: Optional[List[str]] = None) -> int:

@@ -187,7 +187,10 @@ def measure(clone: Path, work: Path, languages: Optional[str], perf_mb: int, hoo
     copy = work / "tree"
     shutil.copytree(clone, copy, symlinks=True)
     env = dict(os.environ, CHGEN_CACHE=str(work / "cache"))
-    import_seconds, done = chgen("import", ".", "--out", "specs", cwd=copy, env=env)
+    report_path = work / "import-report.json"
+    import_seconds, done = chgen(
+        "import", ".", "--out", "specs", "--report", str(report_path), cwd=copy, env=env
+    )
     summary = (done.stdout.strip().splitlines() or [""])[-1]
     if done.returncode not in (0, 1):
         raise SystemExit(f"chgen import failed: {(done.stderr.strip().splitlines() or [''])[-1]}")
@@ -267,7 +270,53 @@ def measure(clone: Path, work: Path, languages: Optional[str], perf_mb: int, hoo
             "check_findings_gone": len(findings_before - findings_after),
         },
         "changed_by_challenge": _changed_by_challenge(rows),
+        "starters_changed": _starters_by_cause(rows, report_path),
+        "unexplained_challenge_py": _unexplained_py(rows, report_path),
     }
+
+
+def _import_entries(report_path: Path) -> Dict[str, Dict[str, Any]]:
+    """The tree import's report (`chgen import --report`), by challenge directory name."""
+    if not report_path.is_file():
+        return {}
+    data = json.loads(report_path.read_text(encoding="utf-8"))
+    entries = [e for e in data.get("results", []) if e.get("status") == "imported"]
+    return {e["challenge"].rsplit("/", 1)[-1]: e for e in entries}
+
+
+def _starters_by_cause(rows: List[Tuple[str, str]], report_path: Path) -> Dict[str, List[str]]:
+    """Every changed or added starter under the cause the import gave it (the Mojo 1.2 migration,
+    the rules the original breaks, ...); one it gave none is listed under `unexplained`."""
+    from generator.languages import LANGUAGES
+
+    by_file = {lang.starter_name: lang.key for lang in LANGUAGES}
+    entries = _import_entries(report_path)
+    found: Dict[str, List[str]] = {}
+    for _, path in rows:
+        match = CHALLENGE_DIR.match(path)
+        rest = path[match.end() :] if match else ""
+        if not rest.startswith("starter/") or rest[len("starter/") :] not in by_file:
+            continue
+        name = match.group(0).rstrip("/").rsplit("/", 1)[-1]
+        status = entries.get(name, {}).get("starters", {}).get(by_file[rest[len("starter/") :]])
+        explained = status not in (None, "identical", "kept")
+        cause = status if explained else "unexplained"
+        found.setdefault(cause, []).append(f"{name}/{rest}")
+    return {cause: sorted(paths) for cause, paths in sorted(found.items())}
+
+
+def _unexplained_py(rows: List[Tuple[str, str]], report_path: Path) -> List[str]:
+    """Changed challenge.py files whose import gave no account of the change (its causes)."""
+    entries = _import_entries(report_path)
+    found = []
+    for _, path in rows:
+        match = CHALLENGE_DIR.match(path)
+        if match and path[match.end() :] == "challenge.py":
+            name = match.group(0).rstrip("/").rsplit("/", 1)[-1]
+            account = entries.get(name, {}).get("challenge_py") or {}
+            if not account.get("changes"):
+                found.append(name)
+    return sorted(found)
 
 
 def _findings(output: str) -> set:
@@ -361,6 +410,12 @@ def markdown(result: Dict[str, Any], meta: Dict[str, Any]) -> str:
         lines += ["", "## Hooks failing", ""]
         for hook, paths in result["hooks"]["failing"].items():
             lines.append(f"- {hook}: {len(paths)}")
+    lines += ["", "## Changed starters by cause (from the import's report)", ""]
+    lines += ["| cause | starters |", "|---|---:|"]
+    lines += [f"| {cause} | {len(paths)} |" for cause, paths in result["starters_changed"].items()]
+    lines += ["", f"challenge.py files changed with no account of why: "
+              f"{len(result['unexplained_challenge_py'])}"]  # fmt: skip
+    lines += [f"- {name}" for name in result["unexplained_challenge_py"]]
     if result["outside_rendered_dirs"]:
         lines += ["", "## Touched outside the rendered directories", ""]
         lines += [f"- {p}" for p in result["outside_rendered_dirs"]]

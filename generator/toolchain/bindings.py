@@ -2,7 +2,8 @@
 
 `bind` does all per-case preparation (ctypes arguments, DLPack views, CuTe compilation) and returns
 a `Bound` whose `run` is only the solution's own work, which is what the timing harness times, and
-whose `finish` maps returned arrays onto the output tensors (JAX only).
+whose `finish` maps returned arrays onto the output tensors (JAX only) and whose `prepare`, before
+each timed call, lets go of the arrays the last call returned (JAX only).
 """
 
 from __future__ import annotations
@@ -35,6 +36,9 @@ def require_module(name: str, hint: str) -> None:
 class Bound:
     run: Callable[[], Any]
     finish: Callable[[], None] = lambda: None
+    #: before each timed call, off the clock: lets go of what the last call left (JAX's
+    #: returned arrays, once mapped), so that freeing them is not timed as the next call's work
+    prepare: Callable[[], None] = lambda: None
 
 
 def import_file(path: Path) -> Any:
@@ -145,7 +149,10 @@ class JaxSolve:
         def finish() -> None:
             _map_returned(state.get("result"), outputs, values)
 
-        return Bound(run, finish)
+        def prepare() -> None:
+            state.pop("result", None)
+
+        return Bound(run, finish, prepare)
 
 
 def _map_returned(result: Any, outputs: List[SigParam], values: Dict[str, Any]) -> None:

@@ -83,6 +83,9 @@ DISPATCH = {
     "shape": [8, 128],
     "isolated": True,
     "add_ms": 0.0123,
+    "add_jax_loop_ms": 0.0081,
+    "add_dlpack_loop_ms": 0.0090,
+    "add_harness_ms": 0.0042,
     "pallas_identity_ms": None,
     "pallas_identity_error": "RuntimeError: no",
 }
@@ -118,8 +121,11 @@ def test_checks_go_into_the_meta_with_the_judge_runs_own_median():
     assert "(ratio 1.003), within 5%" in lines[0] and "the judge run's median 0.1950 ms" in lines[0]
     assert "with its own: 0.2005 ms" in lines[0] and "(ratio 1.003)" in lines[0]
     assert "(ratio 0.884), NOT within 5%" in lines[1]
-    assert lines[2].startswith("JAX dispatch floor: jitted x + 0 0.0123 ms, pallas_call identity ")
-    assert "not measured (RuntimeError: no)" in lines[2] and "(8x128 float32, timed as" in lines[2]
+    assert lines[2].startswith(
+        "JAX dispatch floor (8x128 float32): jitted x + 0: (a) JAX alone 0.0081 ms, (b) on "
+        "DLPack-imported torch buffers 0.0090 ms, (c) as the judge times it 0.0123 ms, the "
+        "judge's part (c - a) 0.0042 ms; pallas_call identity not measured (RuntimeError: no)"
+    )
 
 
 def test_profiles_go_into_the_meta_the_lines_and_their_challenges_results_file(tmp_path):
@@ -176,7 +182,7 @@ def test_results_files_carry_the_checks(tmp_path):
     assert (
         "- Harness cross-check (CUDA optimized): judge 0.0619 ms, triton.testing.do_bench" in text
     )
-    assert "- JAX dispatch floor: jitted x + 0 0.0123 ms" in text
+    assert "- JAX dispatch floor (8x128 float32): jitted x + 0: (a) JAX alone 0.0081 ms" in text
 
 
 def test_add_checks_rewrites_the_report_and_appends_to_its_markdown(tmp_path):
@@ -242,6 +248,10 @@ def test_the_dispatch_floor_on_the_cpu(tmp_path):
     floor = dispatch_floor("cpu", 0.1, tmp_path)
     assert floor["add_ms"] > 0 and floor["pallas_identity_ms"] > 0, floor
     assert floor["isolated"] and floor["clock"] == "host"
+    for key in ("add", "pallas_identity"):  # (a), (b) and (c), measured in this one process
+        assert floor[f"{key}_jax_loop_ms"] > 0 and floor[f"{key}_dlpack_loop_ms"] > 0, floor
+        assert floor[f"{key}_harness_ms"] == floor[f"{key}_ms"] - floor[f"{key}_jax_loop_ms"]
+        assert floor[f"{key}_kept_result_ms"] > 0, floor
 
 
 @pytest.mark.slow
@@ -397,3 +407,11 @@ def test_the_checks_to_make_are_named_or_none():
     assert checks_of("none") == [] and checks_of(",".join(STEPS)) == list(STEPS)
     with pytest.raises(SystemExit, match="unknown profiles"):
         checks_of("profiles")
+
+
+def test_a_timed_only_run_says_so_in_its_results_files(tmp_path):
+    report = _report()
+    assert "Timed only" not in write_results(report, tmp_path / "a")[1].read_text()
+    report["meta"]["timed_only"] = True
+    text = write_results(report, tmp_path / "b")[1].read_text()
+    assert "- Timed only (`gpu_judge.py run --timed-only`): no functional cases ran" in text

@@ -161,3 +161,36 @@ def test_each_empty_call_of_the_calibration_follows_the_workers_own_work():
     assert events[1::2] == [("call", "calibrate", False)] * per_mode + [
         ("call", "calibrate", True)
     ] * per_mode
+
+
+# ----------------------------------------------------------------- a GPU run short of time
+
+
+def test_timing_order_puts_the_named_jobs_first_and_may_skip_the_functional_cases():
+    from generator.judge.commands import timing_order
+
+    jobs = [j for j in timed_entries() if j.name in ("timing_honest", "timing_replay_outputs")]
+    plan = Plan({KEY_142: PlanChallenge(KEY_142, str(SMALL_142))}, jobs)
+    before = {j.name: j.priority for j in plan.jobs}
+    timing_order(plan, ["*/timing_replay_outputs/*"], timed_only=False)
+    assert {j.name: j.priority for j in plan.jobs} == {
+        "timing_honest": before["timing_honest"],
+        "timing_replay_outputs": -1,
+    }
+    assert before["timing_honest"] >= 0
+    assert all(j.functional for j in plan.jobs)
+    timing_order(plan, [], timed_only=True)
+    assert not any(j.functional for j in plan.jobs)
+
+
+@pytest.mark.slow
+def test_timed_only_jobs_are_still_judged_by_their_checked_calls(judge_cache):
+    from generator.judge.commands import timing_order
+
+    jobs = [j for j in timed_entries() if j.name in ("timing_honest", "timing_replay_outputs")]
+    plan = timing_order(Plan({KEY_142: PlanChallenge(KEY_142, str(SMALL_142))}, jobs), [], True)
+    options = SuiteOptions(device="cpu", perf=True, jobs=1, timeout=60.0, perf_options=OPTIONS)
+    rows = {row["name"]: row for row in run_plan(plan, options, judge_cache)}
+    assert rows["timing_honest"]["verdict"] == "pass" and rows["timing_honest"]["perf"]
+    assert rows["timing_replay_outputs"]["verdict"] == "wrong_answer"
+    assert all(row["ok"] for row in rows.values()), rows
