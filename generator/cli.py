@@ -407,6 +407,12 @@ def test_cmd(
         help="Also judge the reference as a solution, audit the tolerance and judge the "
         "derived mistakes.",
     ),
+    ray: Optional[str] = typer.Option(
+        None,
+        "--ray",
+        metavar="ADDRESS",
+        help="Send every job to this Ray cluster ('local': start one here for the run).",
+    ),
     cpu_max_elements: Optional[int] = CPU_MAX_ELEMENTS,
     ranks: Optional[int] = RANKS,
 ) -> None:
@@ -439,6 +445,7 @@ def test_cmd(
         tree_mode=tree_dir is not None and specs_dir is None,
         mutants=mutants if derive else None,
         warm=warm,
+        ray=ray,
         seeds=seed_list,
         kinds=list(kinds or []),
         cpu_max_elements=cpu_max_elements,

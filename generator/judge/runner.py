@@ -278,7 +278,8 @@ def run_key(job: Job, artifact: Path, modes: List[str]) -> str:
 
 
 def worker_env(job: Job, modes: List[str]) -> Dict[str, str]:
-    env = dict(os.environ)
+    # a Ray task's own variables (its cluster's token among them) stay with the task
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RAY_")}
     # The worker runs in a folder of its own: relative entries (a baseline's library on
     # PYTHONPATH, the CuTe site) are made absolute so that they still mean the same place.
     inherited = [str(Path(p).resolve()) for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]

@@ -237,3 +237,19 @@ def test_the_public_set_proof_writes_counts_and_names(tmp_path, judge_cache):
     text = next(tmp_path.glob("public-set-proof-*.md")).read_text()
     assert "| 301_nudged_double |" in text and "Mistakes the tests miss" in text
     assert "1e-06 * total" not in json.dumps(results) + text  # no code of the challenge
+
+
+def test_outputs_challenge_py_leaves_empty_are_handed_over_unwritten():
+    """challenge.py allocates outputs with torch.empty; the judge makes them recognisably
+    unwritten (NaN), so what a mistake that writes nothing leaves is the same on every run."""
+    from generator.judge.cases import example_and_functional, performance
+    from generator.judge.challenge import load_challenge
+    from generator.judge.signature import params_from_signature
+
+    folder = PUBLIC_STYLE / "challenges" / "medium" / "202_row_rescale"
+    challenge = load_challenge(folder, "cpu")
+    params = params_from_signature(challenge.get_solve_signature())
+    cases = example_and_functional(challenge, params, 0) + [performance(challenge, params, 0)]
+    for case in cases:
+        assert torch.isnan(case.values["y"]).all(), case.name
+        assert not torch.isnan(case.values["x"]).any(), case.name  # inputs as drawn
