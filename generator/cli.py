@@ -376,8 +376,8 @@ def test_cmd(
     kinds: List[str] = typer.Option(
         [],
         "--kind",
-        help="Only these jobs: starter, solution, baseline, mutant, reference, "
-        "derived, reference_solution.",
+        help="Only these jobs: starter, build (a starter for each GPU the platform lists), "
+        "solution, baseline, mutant, reference, derived, reference_solution.",
     ),
     arch: Optional[str] = typer.Option(None, "--arch", help="CUDA/Mojo target, e.g. sm_90."),
     rerun: bool = typer.Option(False, "--rerun", help="Ignore cached results."),

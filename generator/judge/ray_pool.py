@@ -96,7 +96,7 @@ class RayPool:
     def judge(self, job: Job, cache: Cache, gpus: int = 1) -> Dict[str, Any]:
         """`runner.judge(job, cache)` on the cluster; `gpus`: the GPUs the job needs (a
         multi-GPU challenge's count; ignored on the CPU)."""
-        gpus = gpus if job.device == "cuda" else 0
+        gpus = gpus if job.device == "cuda" and not job.build_only else 0
         if gpus > self.node_gpus:
             return result_for(
                 job,

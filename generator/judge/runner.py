@@ -94,6 +94,8 @@ class Job:
     #: a spec's baseline: its solve may return its outputs and it may `prepare` off the clock
     #: (generator/judge/baseline.py)
     baseline: bool = False
+    #: built for `target` only, never run (a starter built for each GPU the platform lists)
+    build_only: bool = False
 
 
 @dataclass
@@ -214,6 +216,8 @@ def judge(job: Job, cache: Optional[Cache] = None) -> Dict[str, Any]:
         result = result_for(job, V.JUDGE_ERROR, outcome.message)
     elif not outcome.ok:
         result = result_for(job, V.BUILD_ERROR, first_line(outcome.message), outcome.message)
+    elif job.build_only and BY_KEY[job.language].native:
+        result = result_for(job, V.BUILT, f"compiled for {job.target}")
     elif job.device == "cpu" and BY_KEY[job.language].native:
         result = result_for(job, V.BUILT, f"compiled for {job.target}; a GPU is needed to run it")
     else:

@@ -109,6 +109,7 @@ def to_job(pj: PlanJob, plan: Plan, options: SuiteOptions, perf_phase: bool) -> 
         cpu_max_elements=options.cpu_max_elements,
         ranks=forced_ranks(pj, plan, options),
         baseline=pj.kind == "baseline",
+        build_only=pj.kind == "build",
     )
 
 

@@ -21,9 +21,10 @@ from tests.judge.common import ROOT
 pytest.importorskip("ray")
 
 TREE = ROOT / "tests" / "importer" / "fixtures" / "public_style"
-#: a CUDA starter (a build task, then a job), a Python starter, and the derived job (the reference
-#: as a solution, the audit, the derived mistakes), of two challenges
-ONLY = ["*/starter/cuda", "*/starter/pytorch", "*/derived/*"]
+#: a CUDA starter (a build task, then a job), its build for a T4 (a build task, then a job that
+#: takes no GPU), a Python starter, and the derived job (the reference as a solution, the audit,
+#: the derived mistakes), of two challenges
+ONLY = ["*/starter/cuda", "*/build/sm_75/cuda", "*/starter/pytorch", "*/derived/*"]
 #: what differs between two runs of the same jobs: when, how long, and where they ran
 RUN_FIELDS = {"seconds", "date", "ray"}
 TOKEN = Path.home() / ".ray" / "auth_token"
