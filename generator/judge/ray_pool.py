@@ -91,7 +91,6 @@ class RayPool:
             [int(n.get("Resources", {}).get("GPU", 0)) for n in ray.nodes() if n.get("Alive")]
             or [0]
         )
-        self.sent = 0
 
     def judge(self, job: Job, cache: Cache, gpus: int = 1) -> Dict[str, Any]:
         """`runner.judge(job, cache)` on the cluster; `gpus`: the GPUs the job needs (a
@@ -111,9 +110,12 @@ class RayPool:
             )
         payload = json.dumps(job_to_json(job))
         task = self.judge_remote.options(num_cpus=1, num_gpus=gpus)
-        self.sent += 1
         ref = task.remote(payload, str(cache.root), cache.reuse, os.getcwd(), built)
-        text = self.ray.get(ref)
+        try:
+            text = self.ray.get(ref)
+        except Exception as exc:  # the task's worker or node died, the cluster went away
+            first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+            return result_for(job, V.JUDGE_ERROR, f"the Ray task ended without a result: {first}")
         if not isinstance(text, str):
             return result_for(job, V.JUDGE_ERROR, "the Ray task returned no JSON text")
         return json.loads(text)
