@@ -244,8 +244,9 @@ def test_the_public_set_proof_writes_counts_and_names(tmp_path, judge_cache):
 
 
 def test_outputs_challenge_py_leaves_empty_are_handed_over_unwritten():
-    """challenge.py allocates outputs with torch.empty; the judge makes them recognisably
-    unwritten (NaN), so what a mistake that writes nothing leaves is the same on every run."""
+    """challenge.py allocates outputs with torch.empty; the judge draws the cases so that they
+    come recognisably unwritten (NaN), and what a mistake that writes nothing leaves is the same
+    on every run; torch's own setting is as it was after."""
     from generator.judge.cases import example_and_functional, performance
     from generator.judge.challenge import load_challenge
     from generator.judge.signature import params_from_signature
@@ -257,6 +258,8 @@ def test_outputs_challenge_py_leaves_empty_are_handed_over_unwritten():
     for case in cases:
         assert torch.isnan(case.values["y"]).all(), case.name
         assert not torch.isnan(case.values["x"]).any(), case.name  # inputs as drawn
+    assert not torch.are_deterministic_algorithms_enabled()
+    assert not torch.isnan(torch.full((2,), 123.0)).any()
 
 
 def test_the_public_set_proof_counts_each_starter_built_for_each_platform_gpu(

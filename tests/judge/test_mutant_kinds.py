@@ -43,8 +43,9 @@ EXPECTED = {
     ("last_column_skipped", KILLED): "313_transposed_pair",
     ("last_column_skipped", "not applicable"): "312_tiny_scale",  # a 1-D output
 }
-#: the judge hands outputs over filled with NaN: a mistake that leaves any element unwritten is
-#: caught wherever the reference writes it, so these kinds cannot survive
+#: outputs allocated with torch.empty come filled with NaN (generator/judge/cases.py): a mistake
+#: that leaves any element unwritten is caught wherever the reference writes it, so these kinds
+#: cannot survive there (nor on 301's zeros, which its reference never writes)
 NEVER_SURVIVE = ("prefill_unwritten", "first_only", "last_row_skipped", "last_column_skipped")
 
 
