@@ -15,8 +15,8 @@ performance case.
 
 Two machines (a GPU machine without the toolchains or a package registry):
 
-    # here: build every starter (CUDA and Mojo for sm_90, CuTe compile-checked) and the derived
-    # files into one folder
+    # here: build every starter (CUDA for sm_75, sm_80, sm_90 and sm_100, Mojo for sm_90, CuTe
+    # compile-checked) and the derived files into one folder
     python benchmarks/public_set_proof.py CLONE --build-only --out build/public-proof
     # there, after `python -m pip install --no-deps --no-build-isolation --no-index -e .`
     CHGEN_CUTE_SITE=/path/to/cute-site python benchmarks/public_set_proof.py \\
@@ -86,11 +86,14 @@ def make_plan(args: argparse.Namespace, cache: Cache) -> tuple:
 
 
 def keep(job: Any, args: argparse.Namespace) -> bool:
-    """--skip-builds: no starter that this device can only build; --starters: those languages."""
-    if job.kind != "starter":
+    """--skip-builds: no starter that this device can only build (nor a starter's build for each
+    GPU the platform lists); --starters: those languages."""
+    if job.kind not in ("starter", "build"):
         return True
     if args.starters is not None and job.language not in args.starters:
         return False
+    if job.kind == "build":
+        return not args.skip_builds
     adapter = BY_KEY[job.language]
     only_builds = not adapter.runs_on_cpu or adapter.compiles_in_worker
     return not (args.skip_builds and args.device == "cpu" and only_builds)
@@ -201,6 +204,12 @@ def challenge_summary(key: str, rows: List[Dict[str, Any]], proof: Dict[str, Any
     return {
         "challenge": key,
         "starters": {r["language"]: starter_state(r) for r in rows if r["kind"] == "starter"},
+        # each starter built for each GPU the platform lists ("cuda sm_75": built or not)
+        "builds": {
+            f"{r['language']} {r['name']}": r["verdict"] == V.BUILT
+            for r in rows
+            if r["kind"] == "build"
+        },
         "reference": {
             "verdict": reference.get("verdict"),
             "cases": reference.get("cases"),
@@ -248,6 +257,14 @@ def summarise(
             tally["jobs"] += 1
             for name in ("built", "ran", "as_expected"):
                 tally[name] += bool(state[name])
+    builds: Dict[str, Dict[str, Any]] = {}
+    for entry in challenges:
+        for name, built in entry["builds"].items():
+            tally = builds.setdefault(name, {"jobs": 0, "built": 0, "failed": []})
+            tally["jobs"] += 1
+            tally["built"] += built
+            if not built:
+                tally["failed"].append(entry["challenge"])
     scores = [c["mutation_score"] for c in challenges if c["mutation_score"] is not None]
     derived = [c for c in challenges if c["reference"]["verdict"] is not None]
     meta = report.get("meta", {})
@@ -270,6 +287,7 @@ def summarise(
         "float16_passes": [c["challenge"] for c in derived if c["float16"] == "passes"],
         "perf_over_d003": [c["challenge"] for c in derived if c["perf_fits"] is False],
         "starters": starters,
+        "builds": builds,
         "mutants": {
             name: sum((c["mutants"] or {}).get(name, 0) for c in derived)
             for name in ("killed", "survivor", "equivalent", "not applicable", "not judged",
@@ -391,6 +409,19 @@ def markdown(results: Dict[str, Any]) -> str:
         lines.append(
             f"| {BY_KEY[language].title} | {tally['jobs']} | {tally['built']} | {tally['ran']} | "
             f"{tally['as_expected']} |"
+        )
+    lines += [
+        "",
+        "## Starters built for each GPU the platform lists",
+        "",
+        "| Language | Architecture | Starters | Built | Did not build |",
+        "|---|---|---:|---:|---|",
+    ]
+    for name, tally in s.get("builds", {}).items():
+        language, _, target = name.partition(" ")
+        lines.append(
+            f"| {BY_KEY[language].title} | {target} | {tally['jobs']} | {tally['built']} | "
+            f"{', '.join(tally['failed']) or '—'} |"
         )
     lines += [
         "",

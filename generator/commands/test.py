@@ -44,8 +44,8 @@ class TestRequest:
     kinds: List[str] = option(
         [],
         "--kind",
-        help="Only these jobs: starter, solution, baseline, mutant, reference, "
-        "derived, reference_solution.",
+        help="Only these jobs: starter, build (a starter for each GPU the platform lists), "
+        "solution, baseline, mutant, reference, derived, reference_solution.",
     )
     arch: Optional[str] = option(None, "--arch", help="CUDA/Mojo target, e.g. sm_90.")
     rerun: bool = option(False, "--rerun", help="Ignore cached results.")
@@ -72,6 +72,12 @@ class TestRequest:
         "--derive/--no-derive",
         help="Also judge the reference as a solution, audit the tolerance and judge the "
         "derived mistakes.",
+    )
+    ray: Optional[str] = option(
+        None,
+        "--ray",
+        metavar="ADDRESS",
+        help="Send every job to this Ray cluster ('local': start one here for the run).",
     )
     cpu_max_elements: Optional[int] = parsed_as(None, CPU_MAX_ELEMENTS)
     ranks: Optional[int] = parsed_as(None, RANKS)

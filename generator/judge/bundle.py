@@ -71,7 +71,7 @@ def _build_one(pj: PlanJob, plan: Plan, arch: Optional[str], cache: Cache) -> Pl
     """Build (native), compile-check (CuTe, with CUTE_DSL_ARCH) or parse (Python) one job."""
     source = Path(pj.source)
     adapter = BY_KEY[pj.language]
-    target = target_for(pj.language, arch if adapter.native else None)
+    target = pj.target or target_for(pj.language, arch if adapter.native else None)
     if not source.is_file():
         record = {"ok": False, "message": f"no such file: {display(source)}"}
         return dataclasses.replace(pj, build=record, target=target)

@@ -6,8 +6,9 @@ tensors; they are recognised by class name so that any tree's own core/ works.
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
 import torch
 
@@ -67,6 +68,28 @@ def materialise(value: Any, device: str) -> Any:
     return unwritten(shape, dtype, device)
 
 
+@contextlib.contextmanager
+def filled_empties() -> Iterator[None]:
+    """Within the block torch.empty fills what it allocates (floats NaN, integers their largest
+    value), as torch does with deterministic algorithms on; the previous setting is restored.
+
+    challenge.py allocates outputs with torch.empty: what they would hold is whatever memory the
+    allocator hands out (on a GPU, perhaps the reference's own answer of a moment ago), so what a
+    solution that leaves an output unwritten gets, and the report says of it, would vary from run
+    to run. An output filled on purpose (torch.full) keeps its value. warn_only: an operation
+    without a deterministic kernel still runs."""
+    enabled = torch.are_deterministic_algorithms_enabled()
+    warn_only = torch.is_deterministic_algorithms_warn_only_enabled()
+    filling = torch.utils.deterministic.fill_uninitialized_memory
+    torch.use_deterministic_algorithms(True, warn_only=True)
+    torch.utils.deterministic.fill_uninitialized_memory = True
+    try:
+        yield
+    finally:
+        torch.utils.deterministic.fill_uninitialized_memory = filling
+        torch.use_deterministic_algorithms(enabled, warn_only=warn_only)
+
+
 def _case(raw: Dict[str, Any], params: List[JudgeParam], name: str, device: str) -> Case:
     missing = [p.name for p in params if p.name not in raw]
     if missing:
@@ -87,12 +110,14 @@ def example_and_functional(
     each is `functional_<index>`."""
     device = challenge.device
     torch.manual_seed(seed)
-    example = challenge.generate_example_test()
+    with filled_empties():
+        example = challenge.generate_example_test()
     if isinstance(example, list):  # a few public challenges wrap the example in a list
         example = example[0]
     cases = [_case(example, params, EXAMPLE_CASE, device)]
     torch.manual_seed(seed + 1)
-    functional = challenge.generate_functional_test()
+    with filled_empties():
+        functional = challenge.generate_functional_test()
     if not names and written and len(written) == len(functional):
         names = written
     for index, raw in enumerate(functional):
@@ -103,7 +128,8 @@ def example_and_functional(
 
 def performance(challenge: Any, params: List[JudgeParam], seed: int) -> Case:
     torch.manual_seed(seed + 2)
-    raw = challenge.generate_performance_test()
+    with filled_empties():
+        raw = challenge.generate_performance_test()
     if isinstance(raw, list):
         raw = raw[0]
     return _case(raw, params, "performance", challenge.device)

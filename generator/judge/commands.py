@@ -248,6 +248,10 @@ class TestArgs:
     #: every timed job is timed only, its correctness shown by the checked timed calls alone
     #: (a GPU run short of time; the functional cases and their seeds are not run)
     timed_only: bool = False
+    #: every job sent to this Ray cluster, "local" starting one (generator/judge/ray_pool.py)
+    ray: Optional[str] = None
+    #: where a local Ray cluster keeps its files (None: a temporary folder, removed after)
+    ray_temp_dir: Optional[Path] = None
 
 
 def parse_seeds(text: Optional[str], seed: int) -> Optional[List[int]]:
@@ -329,6 +333,11 @@ def test_command(args: TestArgs, console: Any, err: Any) -> int:
         raise CommandError("--build-only needs --out DIR")
     if args.build_only and args.ranks is not None:
         raise CommandError("--ranks applies to running; --build-only runs nothing")
+    if args.ray is not None and (args.build_only or args.warm):
+        flag = "--build-only" if args.build_only else "--warm"
+        raise CommandError(
+            f"--ray and {flag} exclude each other (the cluster's tasks run the jobs)"
+        )
     if args.timeout <= 0:
         raise CommandError("--timeout must be positive")
     cache = Cache(reuse=not args.rerun)
@@ -421,11 +430,18 @@ def run_suite(
         cpu_max_elements=args.cpu_max_elements,
         ranks=args.ranks,
         warm=args.warm,
+        ray=args.ray,
+        ray_temp_dir=args.ray_temp_dir,
     )
     started = time.time()
     if args.deadline_s is not None:
         options.deadline = started + args.deadline_s
-    rows = run_plan(plan, options, cache)
+    from generator.judge.ray_pool import RayError
+
+    try:
+        rows = run_plan(plan, options, cache)
+    except RayError as exc:
+        raise CommandError(str(exc)) from None
     print_table(rows, console, title)
     proofs = collect(plan, rows)
     print_proofs(proofs, console)
@@ -448,6 +464,7 @@ def run_suite(
             "copy_gbps": copy_bandwidth(rows),
             "prebuilt": str(args.prebuilt) if args.prebuilt else None,
             "isolation": isolation_facts(device),
+            "ray": args.ray,
         },
         "rows": rows,
         "proofs": proofs,

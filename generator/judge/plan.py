@@ -175,6 +175,19 @@ def starter_jobs(challenge: PlanChallenge, folder: Path, num_gpus: int) -> List[
                 expect="not_pass",
             )
         )
+        jobs += [
+            PlanJob(
+                id=f"{key}/build/{target}/{lang.key}",
+                challenge=key,
+                kind="build",
+                name=target,
+                language=lang.key,
+                source=str(source),
+                expect="built",
+                target=target,
+            )
+            for target in lang.platform_targets
+        ]
     return jobs
 
 

@@ -94,6 +94,8 @@ class Job:
     #: a spec's baseline: its solve may return its outputs and it may `prepare` off the clock
     #: (generator/judge/baseline.py)
     baseline: bool = False
+    #: built for `target` only, never run (a starter built for each GPU the platform lists)
+    build_only: bool = False
 
 
 @dataclass
@@ -214,6 +216,8 @@ def judge(job: Job, cache: Optional[Cache] = None) -> Dict[str, Any]:
         result = result_for(job, V.JUDGE_ERROR, outcome.message)
     elif not outcome.ok:
         result = result_for(job, V.BUILD_ERROR, first_line(outcome.message), outcome.message)
+    elif job.build_only and BY_KEY[job.language].native:
+        result = result_for(job, V.BUILT, f"compiled for {job.target}")
     elif job.device == "cpu" and BY_KEY[job.language].native:
         result = result_for(job, V.BUILT, f"compiled for {job.target}; a GPU is needed to run it")
     else:
@@ -278,7 +282,8 @@ def run_key(job: Job, artifact: Path, modes: List[str]) -> str:
 
 
 def worker_env(job: Job, modes: List[str]) -> Dict[str, str]:
-    env = dict(os.environ)
+    # a Ray task's own variables (its cluster's token among them) stay with the task
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RAY_")}
     # The worker runs in a folder of its own: relative entries (a baseline's library on
     # PYTHONPATH, the CuTe site) are made absolute so that they still mean the same place.
     inherited = [str(Path(p).resolve()) for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]

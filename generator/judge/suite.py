@@ -9,12 +9,13 @@ case. `generator.judge.proofs` turns those rows into the spec-level proofs.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 from generator.judge import verdicts as V
 from generator.judge.cache import Cache
@@ -47,6 +48,10 @@ class SuiteOptions:
     ranks: Optional[int] = None
     #: correctness runs on warm workers, torch imported once each (generator/judge/pool.py)
     warm: bool = False
+    #: every job sent to this Ray cluster ("local": one started here; generator/judge/ray_pool.py)
+    ray: Optional[str] = None
+    #: where a local Ray cluster keeps its files (None: a temporary folder, removed after)
+    ray_temp_dir: Optional[Path] = None
 
 
 def forced_ranks(pj: PlanJob, plan: Plan, options: SuiteOptions) -> Optional[int]:
@@ -104,7 +109,30 @@ def to_job(pj: PlanJob, plan: Plan, options: SuiteOptions, perf_phase: bool) -> 
         cpu_max_elements=options.cpu_max_elements,
         ranks=forced_ranks(pj, plan, options),
         baseline=pj.kind == "baseline",
+        build_only=pj.kind == "build",
     )
+
+
+def gpus_needed(pj: PlanJob, plan: Plan, options: SuiteOptions) -> int:
+    """The GPUs one job takes: a multi-GPU challenge's count (or --ranks), else one."""
+    return forced_ranks(pj, plan, options) or max(1, plan.challenges[pj.challenge].num_gpus)
+
+
+Runner = Callable[[PlanJob, Job], Dict[str, Any]]
+
+
+@contextlib.contextmanager
+def job_runner(plan: Plan, options: SuiteOptions, cache: Cache) -> Iterator[Tuple[Runner, int]]:
+    """How each job is judged, and how many run at once: here (one worker per job, or warm
+    workers), or on a Ray cluster."""
+    if options.ray is None:
+        with serving(options.warm):
+            yield (lambda pj, job: judge(job, cache)), max(1, options.jobs)
+        return
+    from generator.judge.ray_pool import serving as ray_serving
+
+    with ray_serving(options.ray, options.jobs, options.ray_temp_dir) as pool:
+        yield (lambda pj, job: pool.judge(job, cache, gpus_needed(pj, plan, options))), pool.slots
 
 
 def can_time(language: str, device: str) -> bool:
@@ -127,15 +155,34 @@ def run_plan(plan: Plan, options: SuiteOptions, cache: Cache) -> List[Dict[str, 
         if options.progress:
             options.progress({"id": pj.id, **result}, done, total)
 
-    def correctness(pj: PlanJob) -> Dict[str, Any]:
-        result = judge(to_job(pj, plan, options, perf_phase=False), cache)
-        report(pj, result)
-        return result
+    with job_runner(plan, options, cache) as (run, at_once):
 
-    with serving(options.warm), ThreadPoolExecutor(max_workers=max(1, options.jobs)) as pool:
-        for pj, result in zip(functional, pool.map(correctness, functional)):
-            first[pj.id] = result
+        def correctness(pj: PlanJob) -> Dict[str, Any]:
+            result = run(pj, to_job(pj, plan, options, perf_phase=False))
+            report(pj, result)
+            return result
 
+        with ThreadPoolExecutor(max_workers=at_once) as pool:
+            for pj, result in zip(functional, pool.map(correctness, functional)):
+                first[pj.id] = result
+        timed, untimed = timing_phase(selected, first, plan, options, run, report)
+    return [
+        make_row(
+            pj, first.get(pj.id), timed.get(pj.id), pj.id in untimed, expectation(pj, plan, options)
+        )
+        for pj in selected
+    ]
+
+
+def timing_phase(
+    selected: List[PlanJob],
+    first: Dict[str, Dict[str, Any]],
+    plan: Plan,
+    options: SuiteOptions,
+    run: Runner,
+    report: Callable[[PlanJob, Dict[str, Any]], None],
+) -> Tuple[Dict[str, Dict[str, Any]], List[str]]:
+    """The timed runs, one at a time, of the jobs whose correctness run passed."""
     timed: Dict[str, Dict[str, Any]] = {}
     untimed: List[str] = []
     if options.perf:
@@ -149,14 +196,9 @@ def run_plan(plan: Plan, options: SuiteOptions, cache: Cache) -> List[Dict[str, 
             if options.deadline is not None and time.time() > options.deadline:
                 untimed.append(pj.id)
                 continue
-            timed[pj.id] = judge(to_job(pj, plan, options, perf_phase=True), cache)
+            timed[pj.id] = run(pj, to_job(pj, plan, options, perf_phase=True))
             report(pj, timed[pj.id])
-    return [
-        make_row(
-            pj, first.get(pj.id), timed.get(pj.id), pj.id in untimed, expectation(pj, plan, options)
-        )
-        for pj in selected
-    ]
+    return timed, untimed
 
 
 def unsandboxed_exemption(pj: PlanJob, result: Dict[str, Any]) -> bool:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar, Dict, FrozenSet, List, Optional, Sequence, Set
+from typing import Any, ClassVar, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
 from generator.dtypes import DType, lookup
 from generator.toolchain.errors import BuildError
@@ -97,6 +97,9 @@ class Language:
     own_streams: ClassVar[bool] = False
     #: the architecture it is built for without a visible GPU; None: built for none
     default_target: ClassVar[Optional[str]] = None
+    #: the architectures of every GPU the platform lists: each starter is also built for each
+    #: (a `build` job of `chgen test`); empty: only for the target it runs on
+    platform_targets: ClassVar[Tuple[str, ...]] = ()
     #: the compiler whose version keys its builds (None: the Python version does)
     build_tool: ClassVar[Optional[str]] = None
     #: distributions whose versions key its runs and head the reports

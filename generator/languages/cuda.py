@@ -28,6 +28,8 @@ class Cuda(Language):
     lexer = "cuda"
     native = True
     default_target = "sm_90"
+    #: T4, A100, H100/H200, B200
+    platform_targets = ("sm_75", "sm_80", "sm_90", "sm_100")
     build_tool = "nvcc"
     distributed_refusal = None
     #: the judge makes an NCCL communicator per rank and passes it after the signature's parameters

@@ -180,12 +180,16 @@ def test_a_tree_plan_judges_the_starters_it_ships_and_derives_the_rest(tmp_path)
     plan = plan_from_tree(PUBLIC_STYLE, ["202"], tmp_path, 4)
     challenge = plan.challenges["202_row_rescale"]
     kinds = sorted(j.kind for j in plan.jobs)
-    assert kinds == ["derived", "reference_solution"] + ["starter"] * 6
+    assert kinds == ["build"] * 4 + ["derived", "reference_solution"] + ["starter"] * 6
+    builds = [j for j in plan.jobs if j.kind == "build"]
+    assert [(j.language, j.target, j.expect) for j in builds] == [
+        ("cuda", target, "built") for target in ("sm_75", "sm_80", "sm_90", "sm_100")
+    ]  # the CUDA starter for each GPU the platform lists, built and never run
     assert challenge.atol == 1e-4 and len(challenge.derived) == 10
     assert any("starter.tilelang.py: not shipped" in note for note in challenge.notes)
     assert plan.meta["perf_bytes_limit"] == 3_200_000_000
     assert not [j for j in plan_from_tree(PUBLIC_STYLE, ["202"], tmp_path, None).jobs
-                if j.kind != "starter"]  # fmt: skip
+                if j.kind not in ("starter", "build")]  # fmt: skip
 
 
 def test_a_tree_selection_that_matches_nothing_is_one_line(runner):
@@ -237,3 +241,44 @@ def test_the_public_set_proof_writes_counts_and_names(tmp_path, judge_cache):
     text = next(tmp_path.glob("public-set-proof-*.md")).read_text()
     assert "| 301_nudged_double |" in text and "Mistakes the tests miss" in text
     assert "1e-06 * total" not in json.dumps(results) + text  # no code of the challenge
+
+
+def test_outputs_challenge_py_leaves_empty_are_handed_over_unwritten():
+    """challenge.py allocates outputs with torch.empty; the judge draws the cases so that they
+    come recognisably unwritten (NaN), and what a mistake that writes nothing leaves is the same
+    on every run; torch's own setting is as it was after."""
+    from generator.judge.cases import example_and_functional, performance
+    from generator.judge.challenge import load_challenge
+    from generator.judge.signature import params_from_signature
+
+    folder = PUBLIC_STYLE / "challenges" / "medium" / "202_row_rescale"
+    challenge = load_challenge(folder, "cpu")
+    params = params_from_signature(challenge.get_solve_signature())
+    cases = example_and_functional(challenge, params, 0) + [performance(challenge, params, 0)]
+    for case in cases:
+        assert torch.isnan(case.values["y"]).all(), case.name
+        assert not torch.isnan(case.values["x"]).any(), case.name  # inputs as drawn
+    assert not torch.are_deterministic_algorithms_enabled()
+    assert not torch.isnan(torch.full((2,), 123.0)).any()
+
+
+def test_the_public_set_proof_counts_each_starter_built_for_each_platform_gpu(
+    tmp_path, judge_cache
+):
+    """The CUDA starter built for T4, A100, H100/H200 and B200: one count per architecture."""
+    import subprocess
+    import sys
+
+    script = ROOT / "benchmarks" / "public_set_proof.py"
+    args = [sys.executable, str(script), str(PUBLIC_STYLE), "--only", "201", "--starters", "cuda"]
+    args += ["--mutants", "0", "--cache", str(judge_cache.root), "--results", str(tmp_path)]
+    args += ["--report", str(tmp_path / "report.json")]
+    done = subprocess.run(args, capture_output=True, text=True, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-3000:]
+    results = json.loads(next(tmp_path.glob("public-set-proof-*.json")).read_text())
+    builds = results["summary"]["builds"]
+    assert list(builds) == ["cuda sm_75", "cuda sm_80", "cuda sm_90", "cuda sm_100"]
+    assert all(tally == {"jobs": 1, "built": 1, "failed": []} for tally in builds.values())
+    assert results["challenges"][0]["builds"]["cuda sm_100"] is True
+    text = next(tmp_path.glob("public-set-proof-*.md")).read_text()
+    assert "| CUDA | sm_75 | 1 | 1 | — |" in text

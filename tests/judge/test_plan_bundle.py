@@ -37,6 +37,9 @@ def test_plan_for_142_lists_starters_solutions_and_baselines(tmp_path):
     assert challenge.case_names[:2] == ["single_element", "example"]
     kinds = [j.kind for j in plan.jobs]
     assert kinds.count("starter") == len(LANGUAGES) and kinds.count("solution") == 3
+    builds = {j.target: j for j in plan.jobs if j.kind == "build"}
+    assert sorted(builds) == ["sm_100", "sm_75", "sm_80", "sm_90"]  # the platform's GPUs
+    assert {(j.language, j.expect) for j in builds.values()} == {("cuda", "built")}
     baselines = [j for j in plan.jobs if j.kind == "baseline"]
     assert len(baselines) == 4 and all(not j.functional and j.perf for j in baselines)
     assert Path(baselines[0].source).read_text().startswith("import torch")
