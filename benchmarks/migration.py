@@ -289,16 +289,16 @@ def _starters_by_cause(rows: List[Tuple[str, str]], report_path: Path) -> Dict[s
     the rules the original breaks, ...); one it gave none is listed under `unexplained`."""
     from generator.languages import LANGUAGES
 
-    by_file = {lang.starter_name: lang.key for lang in LANGUAGES}
+    starter_files = {f"starter/{lang.starter_name}" for lang in LANGUAGES}
     entries = _import_entries(report_path)
     found: Dict[str, List[str]] = {}
     for _, path in rows:
         match = CHALLENGE_DIR.match(path)
         rest = path[match.end() :] if match else ""
-        if not rest.startswith("starter/") or rest[len("starter/") :] not in by_file:
+        if rest not in starter_files:
             continue
         name = match.group(0).rstrip("/").rsplit("/", 1)[-1]
-        status = entries.get(name, {}).get("starters", {}).get(by_file[rest[len("starter/") :]])
+        status = entries.get(name, {}).get("starters", {}).get(rest)
         explained = status not in (None, "identical", "kept")
         cause = status if explained else "unexplained"
         found.setdefault(cause, []).append(f"{name}/{rest}")
