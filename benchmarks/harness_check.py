@@ -473,7 +473,6 @@ def dispatch_floor(device: str, budget_s: float, folder: Optional[Path] = None) 
     import torch
 
     from generator.judge.timing import measure_rounds
-
     from generator.languages import BY_KEY
     from generator.languages.base import SigParam
 

@@ -102,9 +102,8 @@ def keep(job: Any, args: argparse.Namespace) -> bool:
 def run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from generator.judge.commands import TestArgs, parse_seeds, run_suite
-
     from generator.judge.bundle import BundleError
+    from generator.judge.commands import TestArgs, parse_seeds, run_suite
     from generator.judge.plan import PlanError
 
     cache = Cache(args.cache) if args.cache else Cache()

@@ -6,8 +6,8 @@ so a dtype is added (or a language gains a column) in exactly one place.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 import math
+from dataclasses import dataclass
 from typing import Dict, Optional, Tuple, Union
 
 Number = Union[int, float]

@@ -324,9 +324,7 @@ def build_output(
     (generator/example_runner.py), never in this process. A spec that fails adds nothing."""
     from generator.example_check import example_fingerprint
     from generator.example_runner import verify_examples
-    from generator.render import render_challenge
-
-    from generator.render import challenge_dir
+    from generator.render import challenge_dir, render_challenge
 
     def keys(item: "LoadedSpec") -> Optional[Sequence[str]]:
         if languages is None:

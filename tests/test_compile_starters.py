@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from generator.judge.cases import materialise
 from generator.challenge.pyfile import WORLD_SIZE
+from generator.judge.cases import materialise
 from generator.languages import BY_KEY, for_gpus
 from generator.loading import load_challenge_class
 from tests.conftest import GOLDEN, ROOT

@@ -24,6 +24,9 @@ PARSES_OTHER_PYTHON = {
     "importer/build.py": "the assertions chgen writes, to compare them with the dropped ones",
     "judge/oracle.py": "the spec's reference_helpers, whose `self` methods move onto a stand-in",
     "spec/code_inputs.py": "the spec's `{code: ...}` inputs (the names they bind)",
+    "render.py": "the spec's reference (the assertions it already holds)",
+    "judge/mutate.py": "reference_impl's text as the reader gives it, parsed afresh per mistake",
+    "importer/pychanges.py": "one statement of the account's diff (is it a size assignment)",
 }
 #: modules that call SourceFile.python(), which is for starter files only
 READS_STARTERS = {"checks/starters.py"}
