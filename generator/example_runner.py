@@ -1,8 +1,10 @@
 """Verify worked examples, and check the rendered challenges, in one sandboxed child: the reference
 is the spec author's code.
 
-`verify_examples(specs, rendered)` starts one child (generator/isolation/child.py: time and memory
-limits, bubblewrap where it works) for the whole run, not one per spec. The child loads each spec
+`verify_examples(specs, rendered)` starts one child per CPU core, at most four (generator/isolation/
+child.py: time and memory limits, bubblewrap where it works), for the whole run, not one per
+spec; each takes every k-th spec, so that a tree of a hundred specs is checked on every core. A
+child loads each spec
 again and calls `example_check.verify_example`, then (given the rendered files)
 `validation.check_rendered` on them and, for a spec with an oracle, `tolerance_check` (the
 reference against the oracle on every functional case), announcing each spec as a step;
@@ -15,7 +17,9 @@ line, and the parent carries on.
 
 from __future__ import annotations
 
+import os
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
@@ -35,7 +39,8 @@ def verify_examples(
     and, given each spec's rendered files (tree-relative path -> text), of those files as
     `chgen check --formatters --deep` sees them (generator/validation.py).
 
-    One child verifies them all; when spec code kills it, a new child takes the specs after it."""
+    One child per core verifies its share; when spec code kills it, a new child takes the specs
+    after it."""
     if not specs:
         return {}
     with tempfile.TemporaryDirectory(prefix="chgen-rendered-") as scratch:
@@ -47,7 +52,25 @@ def verify_examples(
             for entry, files in zip(entries, rendered):
                 entry["tree"] = str(Path(scratch).resolve())
                 entry["challenge"] = _challenge_of(files)
-        return _run(specs, entries, readable)
+        shards = _shards(len(specs))
+        if len(shards) == 1:
+            return _run(specs, entries, readable, shards[0])
+        found: Dict[int, List[SpecError]] = {}
+        with ThreadPoolExecutor(max_workers=len(shards)) as pool:
+            for part in pool.map(lambda shard: _run(specs, entries, readable, shard), shards):
+                found.update(part)
+        return dict(sorted(found.items()))
+
+
+#: the most children one run starts (each imports torch: about half a GiB)
+MAX_CHILDREN = 4
+
+
+def _shards(count: int) -> List[List[int]]:
+    """Spec indices per child: every k-th spec, for k children (one per core, MAX_CHILDREN at
+    most, never more than the specs)."""
+    children = max(1, min(count, os.cpu_count() or 1, MAX_CHILDREN))
+    return [list(range(start, count, children)) for start in range(children)]
 
 
 def _entry(item: "LoadedSpec") -> Dict:
@@ -71,10 +94,11 @@ def _challenge_of(files: Dict[str, str]) -> str:
 
 
 def _run(
-    specs: Sequence["LoadedSpec"], entries: List[Dict], readable: List[Path]
+    specs: Sequence["LoadedSpec"], entries: List[Dict], readable: List[Path], indices: List[int]
 ) -> Dict[int, List[SpecError]]:
+    """The specs at `indices`, in one child (a new one after a spec that ended it)."""
     found: Dict[int, List[SpecError]] = {}
-    remaining = list(range(len(specs)))
+    remaining = list(indices)
     while remaining:
         job = [entries[i] for i in remaining]
         run = child.run_module("generator.example_runner", job, spec_limits(), readable)
