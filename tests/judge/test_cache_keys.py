@@ -64,6 +64,7 @@ def changed_values(files: dict) -> dict:
         "memory_limit": 1 << 30,
         "sandbox": False,
         "ranks": 1,
+        "build_only": True,
     }
 
 
