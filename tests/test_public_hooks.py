@@ -51,7 +51,14 @@ def test_each_hook_fails_what_it_would_change(tmp_path: Path):
 def test_every_file_the_adoption_rewrites_passes_the_hooks(runner, tmp_path: Path):
     tree = tmp_path / "tree"
     shutil.copytree(FIXTURES / "challenges", tree / "challenges")
+    # a CUDA starter whose parameter comment a rule flags (S007): the adoption rewrites it in
+    # chgen's form, so clang-format sees a rewritten file too
+    cuda = tree / "challenges" / "easy" / "201_scale_vector" / "starter" / "starter.cu"
+    comment = "// x, y are device pointers (i.e. pointers to memory on the GPU)"
+    assert comment in cuda.read_text()
+    cuda.write_text(cuda.read_text().replace(comment, "// x and y live on the GPU"))
     public_hooks.write_public_settings(tree)
+    start = {p: p.read_bytes() for p in (tree / "challenges").rglob("*") if p.is_file()}
     specs = tmp_path / "specs"
     imported = runner.invoke(app, ["import", str(tree), "--out", str(specs)])
     assert imported.exit_code == 0, imported.output
@@ -63,8 +70,7 @@ def test_every_file_the_adoption_rewrites_passes_the_hooks(runner, tmp_path: Pat
     for path in sorted((tree / "challenges").rglob("*")):
         if not path.is_file():
             continue
-        before = FIXTURES / path.relative_to(tree)
-        if not before.is_file() or before.read_bytes() != path.read_bytes():
+        if start.get(path) != path.read_bytes():
             rewritten.append(path)
     kinds = {p.suffix for p in rewritten}
     assert {".py", ".mojo", ".cu"} <= kinds, kinds  # the adoption did rewrite files
