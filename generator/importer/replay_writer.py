@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 import torch
 
@@ -204,10 +204,13 @@ class Writer:
         self._flush()
         return self.statements
 
-    def _element(self, name: str, tensor: torch.Tensor) -> None:
+    def _spelled(self, spell: Callable[[List[_Item]], Any]) -> Tuple[Any, List[_Item]]:
+        """What `spell(consumed)` writes, once the pending values it writes inside it are the
+        newest ones (written inside the statement in another order than made, the oldest gets a
+        name of its own first); those values then leave the pending list."""
         while True:
             consumed: List[_Item] = []
-            text = self._ref(tensor, consumed, operand=False)
+            spelled = spell(consumed)
             newest = self.pending[len(self.pending) - len(consumed) :] if consumed else []
             if [id(i) for i in newest] == [id(i) for i in consumed]:
                 break
@@ -215,6 +218,10 @@ class Writer:
         for item in consumed:
             self.pending.remove(item)
             self.current.pop(item.obj, None)
+        return spelled, consumed
+
+    def _element(self, name: str, tensor: torch.Tensor) -> None:
+        text, consumed = self._spelled(lambda c: self._ref(tensor, c, operand=False))
         self._flush()
         made = [i for item in consumed for i in item.calls]
         self._emit(f"{name} = {text}", [id(tensor)], {root(tensor)}, made)
@@ -229,18 +236,7 @@ class Writer:
                 and id(receiver) in self.current and self._read_later(id(receiver))):  # fmt: skip
             # assigned into, then read again: it needs a name first
             self._flush(self.pending.index(self.current[id(receiver)]) + 1)
-        while True:
-            consumed: List[_Item] = []
-            text, atomic = self._spell_call(call, consumed)
-            newest = self.pending[len(self.pending) - len(consumed) :] if consumed else []
-            if [id(i) for i in newest] == [id(i) for i in consumed]:
-                break
-            # written inside this call they would be evaluated in another order than made:
-            # the oldest gets a name of its own
-            self._flush(1)
-        for item in consumed:
-            self.pending.remove(item)
-            self.current.pop(item.obj, None)
+        (text, atomic), consumed = self._spelled(lambda c: self._spell_call(call, c))
         # the calls the statement or value made now holds (flushes above wrote theirs)
         self.now = [i for item in consumed for i in item.calls] + [call.index]
         target = mutated(call)
