@@ -49,12 +49,16 @@ ROUND_TRIP = [
 ]
 #: imported, but a starter breaks a convention chgen keeps (the report names it)
 STARTER_BREAKS = {
-    "easy/1_vector_add": "starter.triton.py: solve takes (a, b, c, N)",
-    "easy/3_matrix_transpose": "starter.triton.py line 7 differs",
-    "hard/15_sorting": "'// data is device pointer' -> chgen '// data is a device pointer'",
-    "medium/16_prefix_sum": "starter.triton.py: solve takes (data, output, n)",
-    "medium/22_gemm": "'// A, B, and C are device pointers' -> chgen",
-    "medium/72_stream_compaction": "'def solve(A: cute.Tensor, N: cute.Uint32, out: cute.Tensor):'",
+    "easy/1_vector_add": "starter/starter.triton.py is written in chgen's form: the original "
+    "breaks S002, S007 (comment reads `# a, b, c are tensors on the GPU`",
+    "easy/3_matrix_transpose": "starter/starter.triton.py is kept as written (kept_starters); "
+    "chgen's form: line 7 differs",
+    "hard/15_sorting": "comment reads `// data is device pointer`; expected `// data is a device "
+    "pointer`",
+    "medium/16_prefix_sum": "comment reads `# data and output are tensors on the GPU`",
+    "medium/22_gemm": "comment reads `// A, B, and C are device pointers`",
+    "medium/72_stream_compaction": "starter/starter.cute.py is written in chgen's form: the "
+    "original breaks S003 ('N' is cute.Uint32",
 }
 #: refused, with the reason
 REFUSED = {
