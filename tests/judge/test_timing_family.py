@@ -183,6 +183,11 @@ def test_timing_order_puts_the_named_jobs_first_and_may_skip_the_functional_case
         "timing_replay_outputs": -1,
     }
     assert before["timing_honest"] >= 0
+    # several patterns: in their order, each before every job named by none
+    timing_order(plan, ["*/timing_honest/*", "*/timing_*/*"], timed_only=False)
+    ordered = sorted(plan.jobs, key=lambda j: j.priority)
+    assert [j.name for j in ordered] == ["timing_honest", "timing_replay_outputs"]
+    assert all(j.priority < 0 for j in plan.jobs)
     assert all(j.functional for j in plan.jobs)
     timing_order(plan, [], timed_only=True)
     assert not any(j.functional for j in plan.jobs)
