@@ -256,24 +256,39 @@ def timing_family(report: Dict[str, Any]) -> List[Dict[str, Any]]:
 
 
 def defences_table(report: Dict[str, Any]) -> List[str]:
-    """Markdown: per timed job, what the timing's defences did and the judge's own figure beside
-    the reported median (their gap is what the bound's slack must cover)."""
-    lines = ["| Job | Inputs | Calls | Checked | Median ms | Judge ms | Replaced |"]
-    lines.append("|---|---|---:|---:|---:|---:|---|")
+    """Markdown: per timed job, what the timing's defences did, the solution's own median and the
+    judge's figure (their gap is what the bound's slack must cover), and where a round's time
+    went (milliseconds to the solution's process / its host work / its wait for the device /
+    back, for the timed calls and for the empty ones)."""
+    lines = [
+        "| Job | Inputs | Calls | Checked | Median ms | Reported ms | Judge ms | Replaced "
+        "| Timed round (there/host/wait/back) | Empty round |"
+    ]
+    lines.append("|---|---|---:|---:|---:|---:|---:|---|---|---|")
     for row in report.get("rows", []):
         perf = row.get("perf") or {}
         rounds = perf.get("rounds")
         if not rounds:
             continue
-        judge_ms = rounds.get("judge_ms")
-        median = perf.get("median_ms")
+        steps = rounds.get("round_steps_ms") or {}
         lines.append(
             f"| {row['id']} | {rounds.get('inputs')} | {rounds.get('calls')} | "
-            f"{rounds.get('checked')} | {'' if median is None else f'{median:.4f}'} | "
-            f"{'' if judge_ms is None else f'{judge_ms:.4f}'} | "
-            f"{'yes' if rounds.get('replaced') else 'no'} |"
+            f"{rounds.get('checked')} | {_fixed(perf.get('median_ms'))} | "
+            f"{_fixed(rounds.get('reported_ms'))} | {_fixed(rounds.get('judge_ms'))} | "
+            f"{'yes' if rounds.get('replaced') else 'no'} | {_steps(steps.get('timed'))} | "
+            f"{_steps(steps.get('empty'))} |"
         )
     return lines
+
+
+def _fixed(value: Optional[float]) -> str:
+    return "" if value is None else f"{value:.4f}"
+
+
+def _steps(parts: Optional[Dict[str, float]]) -> str:
+    if not parts:
+        return ""
+    return " / ".join(_fixed(parts.get(k)) for k in ("there", "host", "device_wait", "back"))
 
 
 def _per_job(found: Optional[Dict[str, Any]], jobs: Any, key: Any) -> Dict[str, Any]:

@@ -23,7 +23,7 @@ judge's part of it.
 
 `profile` says where a solution's time goes: whether the judge isolates it (generator.judge.solver.
 must_isolate: a language on streams of its own is, unless its work is seen ordered with the
-current stream; JAX, which returns its outputs, always is), its judge
+current stream, for JAX on the tensors its returned arrays are exchanged into), its judge
 median with and without isolation, the host time of one call, and its GPU kernels (names, calls,
 microseconds per solve) from torch.profiler, whose CUDA activity trace sees every kernel of the
 process, Mojo's and XLA's included. Median minus kernel time is what launching and waiting cost.
@@ -45,6 +45,7 @@ import os
 import sys
 import tempfile
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
@@ -396,7 +397,7 @@ def profile_one(
     run = call.bound.run
     run()
     call.bound.finish()
-    isolate = must_isolate(call.language, run, call.params, call.values, device, None)
+    isolate = must_isolate(call.language, call.bound, call.params, call.values, device, None)
     options = perf_options(budget_s)
     # Not isolated: seen ordered (or on the current stream by construction).
     entry: Dict[str, Any] = {"name": call.name, "job": pj.id, "stream_ordered": not isolate}
@@ -450,6 +451,16 @@ def loop_ms(run: Callable[[], Any], calls: int = LOOP_CALLS) -> float:
     return (time.perf_counter() - started) * 1e3 / calls
 
 
+def _waited(run: Callable[[], Any], device: str) -> None:
+    """`run`, then the device synchronised (a bound JAX call on a GPU returns before its work is
+    done, ordered with the stream)."""
+    import torch
+
+    run()
+    if device.startswith("cuda"):
+        torch.cuda.synchronize()
+
+
 def jax_loop_ms(path: Path) -> float:
     """(a) the file's jitted solve on an array JAX made itself, `block_until_ready` each call."""
     import jax
@@ -466,13 +477,15 @@ def dispatch_floor(device: str, budget_s: float, folder: Optional[Path] = None) 
     """A jitted `x + 0` and a pallas_call identity, each measured three ways in one process:
     (a) `{key}_jax_loop_ms`, on an array JAX owns, `block_until_ready` in a tight loop: what JAX
     itself costs; (b) `{key}_dlpack_loop_ms`, the same loop on torch buffers imported through
-    DLPack, bound by the JAX adapter as the judge binds a solution; (c) `{key}_ms`, that bound
-    call timed as the judge times a JAX solution (its rounds, isolated). `{key}_harness_ms` is
-    (c) less (a): what the judge adds; `{key}_kept_result_ms` is (c) as it was timed before the
-    solution's process let go of the last call's arrays off the clock."""
+    DLPack, bound by the JAX adapter as the judge binds a solution, waited for each call; (c)
+    `{key}_ms`, that bound call timed as the judge times a JAX solution (its rounds: ordered with
+    the stream and behind its cover where `{key}_stream_ordered`, else isolated).
+    `{key}_harness_ms` is (c) less (a): what the judge adds (negative: the judge times the device
+    work and not JAX's dispatch, as it does not time a CUDA launch); `{key}_isolated_ms` is (c)
+    isolated, as the judge timed JAX before its buffers were exchanged on the stream."""
     import torch
 
-    from generator.judge.timing import measure_rounds
+    from generator.judge.solver import must_isolate
     from generator.languages import BY_KEY
     from generator.languages.base import SigParam
 
@@ -497,26 +510,34 @@ def dispatch_floor(device: str, budget_s: float, folder: Optional[Path] = None) 
                 if not torch.equal(values["y"], values["x"]):
                     raise RuntimeError("the call did not return its input")
                 found[f"{key}_jax_loop_ms"] = jax_loop_ms(path)
-                found[f"{key}_dlpack_loop_ms"] = loop_ms(bound.run)
-                timing = measure_rounds_of(bound, device, perf_options(budget_s))
+                found[f"{key}_dlpack_loop_ms"] = loop_ms(partial(_waited, bound.run, device))
+                # as the judge times it: ordered with the stream where must_isolate sees so
+                isolate = must_isolate(adapter, bound, params, values, device, None)
+                found[f"{key}_stream_ordered"] = not isolate
+                timing = measure_rounds_of(bound, device, perf_options(budget_s), isolate)
                 found[f"{key}_ms"] = timing.median_ms
                 found["clock"] = timing.clock
                 found[f"{key}_harness_ms"] = timing.median_ms - found[f"{key}_jax_loop_ms"]
-                # as the judge timed it before: the last call's arrays freed inside the next one
-                kept = measure_rounds(bound.run, device, perf_options(budget_s), True)
-                found[f"{key}_kept_result_ms"] = kept.median_ms
+                # as it was timed before the buffers were exchanged on the stream: isolated
+                isolated = measure_rounds_of(bound, device, perf_options(budget_s), True)
+                found[f"{key}_isolated_ms"] = isolated.median_ms
             except Exception as exc:  # the other call is still measured
                 found[f"{key}_ms"] = None
                 found[f"{key}_error"] = _one_line(exc)
     return found
 
 
-def measure_rounds_of(bound: Any, device: str, options: Any) -> Any:
-    """(c): the bound call as the judge's rounds time a JAX solution (isolated; what the last
-    call returned let go of before each call, off the clock, as the solution's process does)."""
-    from generator.judge.timing import measure_rounds
+def measure_rounds_of(bound: Any, device: str, options: Any, isolate: bool = True) -> Any:
+    """(c): the bound call as the judge's rounds time a JAX solution (what the last call
+    returned let go of before each call, off the clock, as the solution's process does), with
+    JAX's cover of the stream when it is not isolated."""
+    from generator.judge.timing import LAUNCH_COVER_CYCLES, measure_rounds
+    from generator.languages import BY_KEY
 
-    return measure_rounds(bound.run, device, options, True, prepare=bound.prepare)
+    cover = BY_KEY["jax"].launch_cover_cycles or LAUNCH_COVER_CYCLES
+    return measure_rounds(
+        bound.run, device, options, isolate, prepare=bound.prepare, cover_cycles=cover
+    )
 
 
 def main(argv: Optional[List[str]] = None) -> int:

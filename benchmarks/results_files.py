@@ -227,7 +227,9 @@ def dispatch_floor_line(floor: Dict[str, Any]) -> str:
         if floor.get(f"{key}_ms") is None:
             parts.append(f"{label} not measured ({error})")
             continue
-        figures = [f"(c) as the judge times it {_ms(floor, key + '_ms')}"]
+        order = floor.get(f"{key}_stream_ordered")
+        how = {True: " (ordered with the stream)", False: " (isolated)"}.get(order, "")
+        figures = [f"(c) as the judge times it{how} {_ms(floor, key + '_ms')}"]
         if floor.get(f"{key}_jax_loop_ms") is not None:
             figures.insert(0, f"(a) JAX alone {_ms(floor, key + '_jax_loop_ms')}")
         if floor.get(f"{key}_dlpack_loop_ms") is not None:
@@ -235,11 +237,14 @@ def dispatch_floor_line(floor: Dict[str, Any]) -> str:
                               f"{_ms(floor, key + '_dlpack_loop_ms')}")  # fmt: skip
         if floor.get(f"{key}_harness_ms") is not None:
             figures.append(f"the judge's part (c - a) {_ms(floor, key + '_harness_ms')}")
+        if floor.get(f"{key}_isolated_ms") is not None:
+            figures.append(f"isolated as before {_ms(floor, key + '_isolated_ms')}")
         parts.append(f"{label}: " + ", ".join(figures))
     where = f" ({shape} float32)" if shape else ""
     return (
-        f"JAX dispatch floor{where}: {'; '.join(parts)}; every JAX median includes (c), of "
-        "which (a) is JAX's own (block_until_ready in a tight loop)" + _measured_in(floor)
+        f"JAX dispatch floor{where}: {'; '.join(parts)}; (a) is JAX's own cost of a call, its "
+        "dispatch included (block_until_ready in a tight loop); (c) is what every JAX median "
+        "carries besides its work" + _measured_in(floor)
     )
 
 

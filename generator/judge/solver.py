@@ -60,6 +60,10 @@ def failure(exc: BaseException) -> Dict[str, Any]:
     return {"ok": False, "verdict": V.RUNTIME_ERROR, "message": message, "detail": detail}
 
 
+def _nothing() -> None:
+    return None
+
+
 def rebuild_params(rows: List[Dict[str, Any]]) -> List[Any]:
     import ctypes
 
@@ -90,6 +94,11 @@ class Solver:
         memory = hello.get("memory_limit") if self.device == "cpu" else None
         self.language.prepare_worker()
         limit_this_process(int(hello["nproc"]), memory)
+        from generator.judge.timing import LAUNCH_COVER_CYCLES, CallClock
+
+        #: made before the solution is loaded, so that what it patches later is not read
+        self.clock = CallClock(self.device)
+        self.cover_cycles = self.language.launch_cover_cycles or LAUNCH_COVER_CYCLES
         #: what solve gets after the signature's parameters on a rank (a native solve's NCCL
         #: communicator, rank and world size; see generator.judge.nccl)
         self.rank_values: Dict[str, Any] = {}
@@ -144,10 +153,12 @@ class Solver:
         return {"ok": True}
 
     def calibrate(self, request: Dict[str, Any], _: List[int]) -> Dict[str, Any]:
-        """An empty timed call; the judge times these before the solution is loaded."""
-        from generator.judge.timing import empty_call
+        """An empty timed call (the judge's yardstick of what a round costs besides the call)."""
+        return self._timed(_nothing, bool(request.get("isolate")))
 
-        return {"ok": True, "ms": empty_call(self.device, bool(request.get("isolate")))}
+    def _timed(self, fn: Any, isolate: bool) -> Dict[str, Any]:
+        ms, steps = self.clock.call(fn, isolate, self.cover_cycles)
+        return {"ok": True, "ms": ms, "steps_ns": steps}
 
     def time_setup(self, request: Dict[str, Any], fds: List[int]) -> Dict[str, Any]:
         """Before the judge's timed calls: bind the call, see whether its work is ordered with
@@ -169,7 +180,7 @@ class Solver:
         self.bound = self.solution.bind(self.params, self.values)
         prepare = restore if restore_from else None
         isolate = must_isolate(
-            self.language, self.bound.run, self.params, self.values, self.device, prepare
+            self.language, self.bound, self.params, self.values, self.device, prepare
         )
 
         def call() -> None:
@@ -190,12 +201,9 @@ class Solver:
         return {"ok": True}
 
     def timed_call(self, request: Dict[str, Any], _: List[int]) -> Dict[str, Any]:
-        """One of the judge's timed calls (generator.judge.timing.timed_call)."""
-        from generator.judge import timing
-
+        """One of the judge's timed calls (generator.judge.timing.CallClock)."""
         self.bound.prepare()  # off the clock
-        return {"ok": True, "ms": timing.timed_call(self.bound.run, self.device,
-                                                    bool(request.get("isolate")))}  # fmt: skip
+        return self._timed(self.bound.run, bool(request.get("isolate")))
 
     def collect(self, _: Dict[str, Any], __: List[int]) -> Dict[str, Any]:
         """The last call's returned outputs mapped onto the output tensors (JAX, a baseline that
@@ -229,23 +237,24 @@ class Solver:
 
 
 def must_isolate(
-    language: Any, run: Any, params: List[Any], values: Dict[str, Any], device: str, prepare: Any
+    language: Any, bound: Any, params: List[Any], values: Dict[str, Any], device: str, prepare: Any
 ) -> bool:
     """Whether the device is synchronised after each flush when the solution is timed: for a
     language that may run on a stream of its own, unless its work is seen ordered with the
     current stream (generator.judge.timing.stream_ordered). That check reads the outputs the
-    solution writes in place, so a language that returns its outputs (JAX) stays isolated."""
+    solution writes in place, or for a language that returns its outputs (JAX) the tensors its
+    binding exchanged them into (`Bound.returned`); without those it stays isolated."""
     from generator.judge.timing import is_gpu, stream_ordered
 
     if not language.own_streams:
         return False
-    if language.drops_outputs or not is_gpu(device):
+    if not is_gpu(device) or (language.drops_outputs and bound.returned is None):
         return True
     tensors = [p for p in params if p.is_tensor]
     inputs = [values[p.name] for p in tensors if p.direction != "out"]
     outputs = [values[p.name] for p in tensors if p.direction != "in"]
     try:
-        return not stream_ordered(run, inputs, outputs, prepare)
+        return not stream_ordered(bound.run, inputs, outputs, prepare, bound.returned)
     except Exception:  # noqa: BLE001 - the timed calls report what fails; unproven is isolated
         return True
 

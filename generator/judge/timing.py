@@ -25,7 +25,7 @@ import math
 import statistics
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import torch
 
@@ -196,29 +196,72 @@ def measure(
 
 
 #: GPU clock cycles the stream is held busy before a timed call (about 0.1 ms on a 2 GHz part):
-#: the solution's launch is queued meanwhile, so it is not timed, as it is not behind a flush.
+#: the solution's launch is queued meanwhile, so it is not timed, as it is not behind a flush. A
+#: language whose call does more on the host before its work is queued (JAX's dispatch and its
+#: buffer exchanges) holds the stream longer (`Language.launch_cover_cycles`).
 LAUNCH_COVER_CYCLES = 200_000
 
 
-def timed_call(fn: Callable[[], Any], device: str, isolate: bool) -> float:
-    """Milliseconds of one call: between CUDA events on the current stream (held busy first, or
-    with the device synchronised first when `isolate`), then the device is synchronised; on the
-    CPU on the host clock. What the solution's process runs for each of the judge's rounds."""
-    if not is_gpu(device):
-        started = time.perf_counter()
+class CallClock:
+    """What the solution's process times each call with, made before the solution is loaded.
+
+    It keeps the functions it reads (the host clocks, CUDA's synchronisation and sleep, the event
+    methods, the current stream) as they were then, and two events made then: a solution that
+    patches `time.perf_counter`, `torch.cuda.Event.elapsed_time`, `Event.record` or this module
+    afterwards changes nothing this clock reads. A solution runs in the same process, so a
+    deliberate forgery can still reach this object; that is what the judge's own clock bounds
+    (generator/judge/rounds.py)."""
+
+    def __init__(self, device: str):
+        self.gpu = is_gpu(device)
+        self._perf_counter = time.perf_counter
+        self.now_ns = time.monotonic_ns
+        if self.gpu:
+            self._sync = getattr(torch._C, "_cuda_synchronize", None) or torch.cuda.synchronize
+            self._sleep = getattr(torch._C, "_cuda_sleep", None) or torch.cuda._sleep
+            self._record = torch.cuda.Event.record
+            self._elapsed = torch.cuda.Event.elapsed_time
+            self._stream = torch.cuda.current_stream
+            self._start = torch.cuda.Event(enable_timing=True)
+            self._end = torch.cuda.Event(enable_timing=True)
+
+    def call(
+        self, fn: Callable[[], Any], isolate: bool, cover_cycles: int = LAUNCH_COVER_CYCLES
+    ) -> Tuple[float, Dict[str, int]]:
+        """Milliseconds of one call (between CUDA events on the current stream, held busy first,
+        or with the device synchronised first when `isolate`; then the device is synchronised;
+        on the CPU the host clock), and the host times of its steps (monotonic nanoseconds:
+        `begun`, `returned` once `fn` returned, `done` once the device was synchronised), which
+        the judge reads only to say where a round's time goes."""
+        begun = self.now_ns()
+        if not self.gpu:
+            started = self._perf_counter()
+            fn()
+            ms = (self._perf_counter() - started) * 1e3
+            returned = self.now_ns()
+            return ms, {"begun": begun, "returned": returned, "done": returned}
+        if isolate:
+            self._sync()
+        else:
+            self._sleep(cover_cycles)
+        stream = self._stream()
+        self._record(self._start, stream)
         fn()
-        return (time.perf_counter() - started) * 1e3
-    if isolate:
-        torch.cuda.synchronize()
-    else:
-        torch.cuda._sleep(LAUNCH_COVER_CYCLES)
-    start = torch.cuda.Event(enable_timing=True)
-    end = torch.cuda.Event(enable_timing=True)
-    start.record()
-    fn()
-    end.record()
-    torch.cuda.synchronize()
-    return start.elapsed_time(end)
+        returned = self.now_ns()
+        self._record(self._end, self._stream())
+        self._sync()
+        done = self.now_ns()
+        return self._elapsed(self._start, self._end), {
+            "begun": begun,
+            "returned": returned,
+            "done": done,
+        }
+
+
+def timed_call(fn: Callable[[], Any], device: str, isolate: bool) -> float:
+    """Milliseconds of one call as the solution's process times it (`CallClock.call`), with a
+    clock made now: for in-process measurements (benchmarks/harness_check.py)."""
+    return CallClock(device).call(fn, isolate)[0]
 
 
 def _nothing() -> None:
@@ -226,8 +269,7 @@ def _nothing() -> None:
 
 
 def empty_call(device: str, isolate: bool) -> float:
-    """`timed_call` without a solution: the judge times these before the solution is loaded, to
-    know what a round costs besides the call."""
+    """`timed_call` without a solution: what a round costs besides the call."""
     return timed_call(_nothing, device, isolate)
 
 
@@ -238,17 +280,19 @@ def measure_rounds(
     isolate: bool = False,
     prepare: Optional[Callable[[], None]] = None,
     now: Callable[[], float] = time.perf_counter,
+    cover_cycles: int = LAUNCH_COVER_CYCLES,
 ) -> Timing:
     """Time `fn` as the judge's rounds do, in this process: before each call `prepare` (untimed),
-    the L2 flush and a synchronisation, then `timed_call`."""
+    the L2 flush and a synchronisation, then `CallClock.call`."""
     cache_flush = Flush(device, options.flush_bytes)
+    clock = CallClock(device)
 
     def one_round() -> float:
         if prepare is not None:
             prepare()
         cache_flush()
         _sync(device)
-        return timed_call(fn, device, isolate)
+        return clock.call(fn, isolate, cover_cycles)[0]
 
     warm_up(fn, options, now)
     _sync(device)
@@ -296,6 +340,7 @@ def stream_ordered(
     inputs: List[torch.Tensor],
     outputs: List[torch.Tensor],
     prepare: Optional[Callable[[], None]] = None,
+    returned: Optional[Callable[[], List[torch.Tensor]]] = None,
 ) -> bool:
     """Whether `fn`'s GPU work is ordered with the current stream, as a kernel launched there is.
 
@@ -303,14 +348,19 @@ def stream_ordered(
     is held busy, the true inputs are written back on it, `fn` is called, and the outputs are
     copied on the stream right away: the copy matches the reference only if `fn`'s work waited
     for the inputs and the stream waited for `fn`'s work (or `fn` finished before returning).
-    `prepare` restores inout tensors before each call."""
+    `prepare` restores inout tensors before each call. `returned` gives the tensors the last call
+    returned, for a language that returns its outputs (JAX): those are read instead of `outputs`."""
+
+    def produced() -> List[torch.Tensor]:
+        return list(returned()) if returned is not None else outputs
+
     torch.cuda.synchronize()
     initial = [t.clone() for t in outputs]
     if prepare is not None:
         prepare()
     fn()
     torch.cuda.synchronize()
-    expected = [t.clone() for t in outputs]
+    expected = [t.clone() for t in produced()]
     for target, start in zip(outputs, initial):
         target.copy_(start)
     if prepare is not None:
@@ -322,9 +372,9 @@ def stream_ordered(
     for t, data in zip(inputs, pristine):
         t.copy_(data)
     fn()
-    seen = [t.clone() for t in outputs]
+    seen = [t.clone() for t in produced()]
     torch.cuda.synchronize()
-    return all(_same_values(a, b) for a, b in zip(seen, expected))
+    return len(seen) == len(expected) and all(_same_values(a, b) for a, b in zip(seen, expected))
 
 
 def _garbage(t: torch.Tensor) -> Any:

@@ -95,6 +95,9 @@ class Language:
     compiles_in_worker: ClassVar[bool] = False
     #: its work runs on streams of its own: timed with the device idle after the L2 flush
     own_streams: ClassVar[bool] = False
+    #: GPU cycles the stream is held busy before a timed call, where the judge's default
+    #: (generator/judge/timing.py) is too short to queue this language's call behind it
+    launch_cover_cycles: ClassVar[Optional[int]] = None
     #: the architecture it is built for without a visible GPU; None: built for none
     default_target: ClassVar[Optional[str]] = None
     #: the architectures of every GPU the platform lists: each starter is also built for each

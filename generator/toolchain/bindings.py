@@ -39,6 +39,9 @@ class Bound:
     #: before each timed call, off the clock: lets go of what the last call left (JAX's
     #: returned arrays, once mapped), so that freeing them is not timed as the next call's work
     prepare: Callable[[], None] = lambda: None
+    #: a language that returns its outputs: the tensors the last call's returned arrays were
+    #: exchanged into on the current stream (what the stream-order check reads), or None
+    returned: Optional[Callable[[], List[Any]]] = None
 
 
 def import_file(path: Path) -> Any:
@@ -125,7 +128,15 @@ class NativeSolve:
 
 
 class JaxSolve:
-    """JAX: in/inout arrays and scalars in, the out/inout arrays returned in signature order."""
+    """JAX: in/inout arrays and scalars in, the out/inout arrays returned in signature order.
+
+    On a GPU each call exchanges its buffers with torch through DLPack on the current stream:
+    the inputs are imported at the call (JAX's stream then waits for what the current stream
+    has queued, the judge's inputs included) and the returned arrays are exported at once (the
+    current stream then waits for JAX's work). The call's work is thereby ordered with the
+    current stream, as a CUDA kernel's is, and timed as its device work, its dispatch queued
+    behind the stream's cover like any launch (generator/judge/timing.py). On the CPU the arrays
+    are imported once and the call waits for its result."""
 
     def __init__(self, fn: Callable[..., Any]):
         self.fn = fn
@@ -135,24 +146,54 @@ class JaxSolve:
         import jax.dlpack
 
         reject_objects(params)
-        args = [
-            jax.dlpack.from_dlpack(values[p.name]) if p.is_tensor else values[p.name]
-            for p in params
-            if p.direction != "out"
-        ]
+        taken = [p for p in params if p.direction != "out"]
         outputs = [p for p in params if p.is_tensor and p.direction != "in"]
         state: Dict[str, Any] = {}
+        on_gpu = any(p.is_tensor and values[p.name].is_cuda for p in taken)
+        if not on_gpu:
+            args = [jax.dlpack.from_dlpack(values[p.name]) if p.is_tensor else values[p.name]
+                    for p in taken]  # fmt: skip
 
-        def run() -> None:
-            state["result"] = jax.block_until_ready(self.fn(*args))
+            def run() -> None:
+                state["result"] = jax.block_until_ready(self.fn(*args))
 
-        def finish() -> None:
+            def finish() -> None:
+                _map_returned(state.get("result"), outputs, values)
+
+            def prepare() -> None:
+                state.pop("result", None)
+
+            return Bound(run, finish, prepare)
+
+        import torch
+
+        def run_on_stream() -> None:
+            arrays = [jax.dlpack.from_dlpack(values[p.name]) if p.is_tensor else values[p.name]
+                      for p in taken]  # fmt: skip
+            result = self.fn(*arrays)
+            state["result"] = result
+            state["views"] = [torch.from_dlpack(a) for a in _returned_arrays(result)]
+
+        def finish_on_stream() -> None:
             _map_returned(state.get("result"), outputs, values)
 
-        def prepare() -> None:
+        def prepare_on_stream() -> None:
             state.pop("result", None)
+            state.pop("views", None)
 
-        return Bound(run, finish, prepare)
+        return Bound(
+            run_on_stream,
+            finish_on_stream,
+            prepare_on_stream,
+            returned=lambda: list(state.get("views") or []),
+        )
+
+
+def _returned_arrays(result: Any) -> List[Any]:
+    """The arrays a JAX solve returned, in order (one array, or a tuple or list of them); what is
+    not an array is left for `_map_returned` to refuse after the clock."""
+    items = list(result) if isinstance(result, (tuple, list)) else [result]
+    return [a for a in items if hasattr(a, "__dlpack__")]
 
 
 def _map_returned(result: Any, outputs: List[SigParam], values: Dict[str, Any]) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -102,19 +103,35 @@ def test_in_the_sandbox_the_challenge_cannot_be_read():
     assert isinstance(mode, Mode)
 
 
-def test_timings_forged_in_the_solutions_process_are_replaced(judge_cache):
-    """The solution patches the timing harness of its own process (scaled add of 2**20 floats,
-    about a millisecond on the CPU): the judge's own clock overrules the reported figure."""
+def _scaled_add_timed(fixture: str, judge_cache) -> dict:
     from generator.judge.runner import Job, judge
     from tests.judge.common import FIXTURES, SCALED_ADD
 
     options = {"budget_s": 0.3, "flush_bytes": 1 << 20, "copy_bytes": 0, "warmup_s": 0.0}
-    job = Job(SCALED_ADD, FIXTURES / "forge_timing.pytorch.py", "pytorch", perf=True)
+    job = Job(SCALED_ADD, FIXTURES / fixture, "pytorch", perf=True)
     job.perf_options = options
     result = judge(job, judge_cache)
     assert result["verdict"] == "pass", result["message"]
-    assert result["perf"]["median_ms"] > 0.01
-    assert "the judge's figure is used" in result["perf"]["note"]
+    return result["perf"]
+
+
+def test_a_patched_harness_module_changes_nothing_the_process_times_with(judge_cache):
+    """The solution replaces `timing.timed_call` in its own process (scaled add of 2**20 floats,
+    about a millisecond on the CPU): the clock was made before the load, so what the process
+    reports is its own time, not the forged microsecond."""
+    perf = _scaled_add_timed("forge_timing.pytorch.py", judge_cache)
+    reported = re.search(r"process reported ([0-9.]+) ms", perf.get("note") or "")
+    assert perf["median_ms"] > 0.01
+    assert reported is None or float(reported.group(1)) > 0.01
+
+
+def test_timings_forged_in_the_solutions_process_are_replaced(judge_cache):
+    """The solution reaches the clock object itself (gc) and makes it report a microsecond: the
+    judge's own clock overrules the reported figure."""
+    perf = _scaled_add_timed("forge_timing_clock.pytorch.py", judge_cache)
+    assert perf["median_ms"] > 0.01
+    assert "the judge's figure is used" in perf["note"]
+    assert "process reported 0.0010 ms" in perf["note"]
 
 
 # ------------------------------------------------------------------------ GPU solutions sandboxed

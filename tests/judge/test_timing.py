@@ -209,3 +209,21 @@ def test_the_stream_order_check_can_overwrite_every_tensor_dtype(name):
     tensor = torch.zeros(4, dtype=getattr(torch, DTYPES[name].torch))
     tensor.fill_(_garbage(tensor))
     assert not torch.equal(tensor, torch.zeros_like(tensor))
+
+
+def test_the_call_clock_reads_the_host_clock_it_was_made_with(monkeypatch):
+    """A solution that slows `time.perf_counter` a thousandfold after the clock was made (as
+    tests/judge/hostile/timing_patch_perf_counter.pytorch.py does) changes nothing it reports:
+    a 20 ms sleep still reads at least 20 ms (sleep never returns early, so load cannot fail
+    this)."""
+    import time as clock_module
+
+    from generator.judge.timing import CallClock
+
+    made = CallClock("cpu")
+    real = clock_module.perf_counter
+    origin = real()
+    monkeypatch.setattr(clock_module, "perf_counter", lambda: origin + (real() - origin) / 1000)
+    ms, steps = made.call(lambda: clock_module.sleep(0.02), isolate=False)
+    assert ms >= 19.9
+    assert steps["begun"] <= steps["returned"] <= steps["done"]
