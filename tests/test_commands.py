@@ -90,6 +90,11 @@ def test_the_import_policy_names_specs_by_id_and_slug(tmp_path: Path):
     assert spec_target(tmp_path, "301_double.yaml") == tmp_path / "301_double.yaml"
     with pytest.raises(CommandFailure, match="must be named 301_double.yaml .*not other.yaml"):
         spec_target(tmp_path / "other.yaml", "301_double.yaml")
+    # a folder that does not exist yet: typer hands `-o newdir/` over without its slash
+    assert (
+        spec_target(tmp_path / "newdir", "301_double.yaml")
+        == tmp_path / "newdir" / "301_double.yaml"
+    )
 
 
 def test_run_import_refuses_what_is_no_challenge_before_any_work(tmp_path: Path):

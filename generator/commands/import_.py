@@ -86,9 +86,11 @@ def run_import(req: ImportRequest, note: Say, progress: Say) -> ImportResult:
 
 def spec_target(output: Optional[Path], spec_name: str) -> Path:
     """Where a single import's spec goes: specs/ by default, into a folder (an existing one, or
-    a path ending in '/'), or the file given, which must bear the spec's own name."""
+    a path that does not name a YAML file: `-o newdir/` reaches here without its '/'), or the
+    file given, which must bear the spec's own name."""
     target = output if output is not None else SPECS_DIR
-    if target.is_dir() or (output is None) or str(target).endswith("/"):
+    named_file = target.suffix in (".yaml", ".yml")
+    if target.is_dir() or (output is None) or str(target).endswith("/") or not named_file:
         target = target / spec_name
     if target.name != spec_name:
         raise CommandFailure(
