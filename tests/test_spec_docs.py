@@ -123,3 +123,11 @@ def test_chgen_schema_prints_or_writes_the_schema(tmp_path):
     refused = runner.invoke(app, ["schema", "--out", str(blocked / "x.json")])
     assert refused.exit_code == 1 and refused.output.startswith("error: could not write")
     assert "Traceback" not in refused.output
+
+
+def test_chgen_schema_prints_the_reference_an_installed_chgen_lacks():
+    """The error hints name docs/spec.md; a wheel's user gets the same text from the command."""
+    from generator.commands.schema import SchemaRequest, run_schema
+
+    docs = Path(__file__).resolve().parent.parent / "docs" / "spec.md"
+    assert run_schema(SchemaRequest(markdown=True)).text == docs.read_text()

@@ -1,4 +1,5 @@
-"""`chgen schema`: the spec format as a JSON Schema, for editors to check and complete specs."""
+"""`chgen schema`: the spec format as a JSON Schema, for editors to check and complete specs, or
+as its reference in Markdown (docs/spec.md, which an installed chgen does not otherwise ship)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,9 @@ class SchemaRequest:
     out_file: Optional[Path] = option(
         None, "--out", "-o", help="File to write (default: print it)."
     )
+    markdown: bool = option(
+        False, "--markdown", help="The spec format's reference (docs/spec.md) instead."
+    )
 
 
 @dataclass
@@ -25,9 +29,9 @@ class SchemaResult:
 
 
 def run_schema(req: SchemaRequest) -> SchemaResult:
-    from generator.spec_docs import schema_text, write_atomically
+    from generator.spec_docs import schema_text, spec_markdown, write_atomically
 
-    text = schema_text()
+    text = spec_markdown() if req.markdown else schema_text()
     if req.out_file is None:
         return SchemaResult(text, None)
     try:
