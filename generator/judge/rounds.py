@@ -64,7 +64,8 @@ MIN_CHECKS = 3
 #: Empty timed calls the worker times before the solution is loaded (after a few to warm up).
 CALIBRATION_CALLS = 15
 CALIBRATION_WARMUP = 3
-#: How far the reported median may fall below the worker's own figure before it is replaced:
+#: How far the reported median may fall below the worker's own figure before it is replaced
+#: (or by half the p10-p90 spread of the empty calls among the timed ones, where that is more):
 #: on an H200 the worker's figure of honest calls ran up to 0.05 ms above their CUDA events on
 #: calls of 0.06-0.3 ms (2026-12-02), and a solution cannot patch the clock its process times it
 #: with (`timing.CallClock`), so the bound is left for gross forgeries.
@@ -138,10 +139,25 @@ class ClockBound:
     def judge_ms(self, trips_s: List[float]) -> float:
         return self.call_ms(statistics.median(trips_s))
 
+    def noise_ms(self) -> float:
+        """Half the p10-p90 spread of the empty calls' round trips among the timed calls: what
+        the worker's own clock cannot tell apart (0 with fewer than five of them)."""
+        if len(self.loaded_s) < 5:
+            return 0.0
+        ordered = sorted(self.loaded_s)
+        low, high = (
+            ordered[round(0.1 * (len(ordered) - 1))],
+            ordered[round(0.9 * (len(ordered) - 1))],
+        )
+        return (high - low) / 2 * 1e3
+
+    def slack_ms(self, seen_ms: float) -> float:
+        return max(SLACK_SHARE * seen_ms, SLACK_MS, self.noise_ms())
+
     def undercut(self, reported_median_ms: float, trips_s: List[float]) -> bool:
         """Whether the reported median falls below the worker's by more than the slack."""
         seen = self.judge_ms(trips_s)
-        return reported_median_ms < seen - max(SLACK_SHARE * seen, SLACK_MS)
+        return reported_median_ms < seen - self.slack_ms(seen)
 
     def record(self) -> Dict[str, Any]:
         loaded = self.loaded_median_s()
@@ -150,6 +166,7 @@ class ClockBound:
             "loaded": None if loaded is None else round(loaded * 1e3, 4),
             "loaded_calls": len(self.loaded_s),
             "trusted": self.trusted(),
+            "noise": round(self.noise_ms(), 4),
         }
 
 

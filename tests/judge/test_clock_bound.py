@@ -65,4 +65,23 @@ def test_empty_calls_faster_than_before_the_load_do_not_lower_the_offset():
 
 def test_the_record_names_both_figures():
     record = _bound(LOADED_GROWTH, calls=4).record()
-    assert record == {"before_load": 0.35, "loaded": 0.518, "loaded_calls": 4, "trusted": True}
+    assert record == {
+        "before_load": 0.35,
+        "loaded": 0.518,
+        "loaded_calls": 4,
+        "trusted": True,
+        "noise": 0.0,
+    }
+
+
+def test_the_slack_covers_what_the_workers_clock_cannot_tell_apart():
+    """Empty calls whose round trips spread by 0.16 ms (p10-p90): a report 0.05 ms under the
+    worker's figure stands, a forged one far under it does not."""
+    bound = ClockBound(EMPTY_BEFORE_LOAD)
+    for index in range(21):
+        bound.add_empty(EMPTY_BEFORE_LOAD + LOADED_GROWTH + (index - 10) * 0.01 * MS)
+    assert round(bound.noise_ms(), 4) == 0.08
+    trips = _trips(0.112)
+    assert not bound.undercut(0.0616, trips)  # 143's CUDA median against the worker's 0.112 ms
+    assert bound.undercut(0.01, trips)
+    assert ClockBound(EMPTY_BEFORE_LOAD).noise_ms() == 0.0
