@@ -80,9 +80,30 @@ def make_plan(args: argparse.Namespace, cache: Cache) -> tuple:
             plan.challenges = {k: c for k, c in plan.challenges.items() if any(
                 j.challenge == k for j in plan.jobs)}  # fmt: skip
     else:
-        plan = plan_from_tree(args.clone, args.only, cache.root / "plan", args.mutants)
+        plan = None
+        for tree in args.clone:
+            picked = tree_selection(tree, args.only)
+            if picked is None:
+                continue
+            part = plan_from_tree(tree, picked, cache.root / "plan" / tree.name, args.mutants)
+            if plan is None:
+                plan = part
+            else:  # a second tree (chgen's own challenges beside a clone): keys never clash
+                plan.challenges.update(part.challenges)
+                plan.jobs += part.jobs
+        if plan is None:
+            plan = plan_from_tree(args.clone[0], args.only, cache.root / "plan", args.mutants)
     plan.jobs = [j for j in plan.jobs if keep(j, args)]
     return plan, runtime
+
+
+def tree_selection(tree: Path, only: List[str]) -> Optional[List[str]]:
+    """What of --only this tree holds (all: []); None when it holds none of it."""
+    if not only:
+        return []
+    names = {p.parent.name for p in (tree / "challenges").glob("*/*/challenge.py")}
+    picked = [w for w in only if w in names or w in {n.split("_")[0] for n in names}]
+    return picked or None
 
 
 def keep(job: Any, args: argparse.Namespace) -> bool:
@@ -130,7 +151,7 @@ def run(args: argparse.Namespace) -> int:
         arch=None,
         rerun=args.rerun,
         specs_dir=ROOT / "specs",
-        tree_dir=args.clone or ROOT,
+        tree_dir=args.clone[0] if args.clone else ROOT,
         solutions_dir=ROOT / "solutions",
         title="public set proof",
         perf_options={"budget_s": PERF_BUDGET_S},
@@ -216,6 +237,8 @@ def challenge_summary(key: str, rows: List[Dict[str, Any]], proof: Dict[str, Any
             "seeds": reference.get("seeds"),
             "timed": reference.get("timed"),
         },
+        # reference_impl_jax as a JAX solution (None: challenge.py has none)
+        "reference_jax": derived.get("reference_jax"),
         "reference_ms": reference.get("median_ms"),
         "float64_margin": audit.get("margin"),
         "margin_ok": audit.get("margin_ok"),
@@ -276,6 +299,15 @@ def summarise(
             for c in derived
             if c["reference"]["verdict"] != V.PASS
         ),
+        "reference_jax": sum(1 for c in derived if c["reference_jax"]),
+        "reference_jax_passes": sum(
+            1 for c in derived if (c["reference_jax"] or {}).get("verdict") == V.PASS
+        ),
+        "reference_jax_fails": sorted(
+            f"{c['challenge']} ({c['reference_jax']['verdict']})"
+            for c in derived
+            if c["reference_jax"] and c["reference_jax"]["verdict"] != V.PASS
+        ),
         "margin_within_tenth": sum(1 for c in derived if c["margin_ok"]),
         "margin_over_tenth": [c["challenge"] for c in derived if c["margin_ok"] is False],
         "margin_not_measured": [c["challenge"] for c in derived if c["margin_ok"] is None],
@@ -301,7 +333,11 @@ def summarise(
     }
     return {
         "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-        "tree_revision": tree_revision(args.clone) if args.clone else meta.get("prebuilt"),
+        "tree_revision": (
+            ", ".join(str(tree_revision(t)) for t in args.clone)
+            if args.clone
+            else meta.get("prebuilt")
+        ),
         "device": args.device,
         "machine": describe(),
         "gpu": (meta.get("machine") or {}).get("gpu"),
@@ -369,6 +405,11 @@ def markdown(results: Dict[str, Any]) -> str:
         f" of {s['derived']}"
         + (
             f" (not: {', '.join(s['reference_fails'])})" if s["reference_fails"] else ""
+        ),  # fmt: skip
+        f"- reference_impl_jax as a JAX solution passes every case: "
+        f"{s['reference_jax_passes']} of {s['reference_jax']}"
+        + (
+            f" (not: {', '.join(s['reference_jax_fails'])})" if s["reference_jax_fails"] else ""
         ),  # fmt: skip
         f"- The reference within a tenth of the tolerance of itself in float64: "
         f"{s['margin_within_tenth']} of {s['derived']}"
@@ -443,6 +484,8 @@ def markdown(results: Dict[str, Any]) -> str:
         ref_cell = (
             "—" if ref["verdict"] is None else f"{ref['verdict']} {ref['passed']}/{ref['cases']}"
         )
+        if c.get("reference_jax"):
+            ref_cell += f"; JAX {c['reference_jax']['verdict']}"
         score = "—" if c["mutation_score"] is None else f"{c['mutation_score']:.0%}"
         lines.append(
             f"| {c['challenge']} | {starter_cell} | {ref_cell} | {_cell(c['float64_margin'])} | "
@@ -467,7 +510,9 @@ def write_results(results: Dict[str, Any], folder: Path) -> None:
 
 def parse(argv: Optional[List[str]] = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("clone", nargs="?", type=Path, help="a folder holding challenges/")
+    parser.add_argument(
+        "clone", nargs="*", type=Path, help="folders holding challenges/ (a clone, chgen's own)"
+    )
     parser.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
     parser.add_argument("--only", nargs="*", default=[], help="challenge ids or directory names")
     parser.add_argument(
@@ -511,7 +556,7 @@ def parse(argv: Optional[List[str]] = None) -> argparse.Namespace:
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--prebuilt", type=Path, default=None, help="run a bundle built here")
     args = parser.parse_args(argv)  # fmt: skip
-    if args.prebuilt is None and args.clone is None:
+    if args.prebuilt is None and not args.clone:
         parser.error("give CLONE, or --prebuilt BUNDLE")
     if args.build_only and args.out is None:
         parser.error("--build-only needs --out DIR")

@@ -75,7 +75,7 @@ def to_job(pj: PlanJob, plan: Plan, options: SuiteOptions, perf_phase: bool) -> 
     # --arch names the target of the natively built languages only
     arch = options.arch if BY_KEY[pj.language].native else None
     target = pj.target or target_for(pj.language, arch)
-    solution = pj.kind in ("solution", "derived") and not perf_phase
+    solution = pj.kind in ("solution", "derived", "reference_jax") and not perf_phase
     mutant = pj.kind == "mutant" and not perf_phase
     reference = pj.kind == "reference" and not perf_phase
     derived = pj.kind == "derived" and not perf_phase
