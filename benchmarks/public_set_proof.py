@@ -58,6 +58,16 @@ CASE_TIMEOUT_S = 60.0
 DEADLINE_S = 1500.0
 #: seconds of repetitions per timed reference (the judge converges to 1% or stops)
 PERF_BUDGET_S = 1.0
+#: what a partial run proves first: the builds (a bundle's records, at once), every
+#: challenge's derived proofs and references, then the starters, the slow languages last
+KIND_ORDER = ("build", "derived", "reference_jax", "reference_solution", "starter")
+LANGUAGE_ORDER = ("pytorch", "jax", "triton", "cuda", "tilelang", "mojo", "cute")
+
+
+def proof_order(job: Any) -> tuple:
+    kind = KIND_ORDER.index(job.kind) if job.kind in KIND_ORDER else len(KIND_ORDER)
+    language = LANGUAGE_ORDER.index(job.language) if job.language in LANGUAGE_ORDER else 9
+    return (kind, language if job.kind == "starter" else 0)
 
 
 def load() -> float:
@@ -93,7 +103,7 @@ def make_plan(args: argparse.Namespace, cache: Cache) -> tuple:
                 plan.jobs += part.jobs
         if plan is None:
             plan = plan_from_tree(args.clone[0], args.only, cache.root / "plan", args.mutants)
-    plan.jobs = [j for j in plan.jobs if keep(j, args)]
+    plan.jobs = sorted((j for j in plan.jobs if keep(j, args)), key=proof_order)
     return plan, runtime
 
 
@@ -159,7 +169,10 @@ def run(args: argparse.Namespace) -> int:
         seeds=seeds,
         cpu_max_elements=args.cpu_max_elements,
         warm=args.warm,
+        stop_after_s=args.stop_after,
+        journal=args.state / "journal.jsonl" if args.state else None,
     )
+    calls = start_call(args.state)
     log = io.StringIO()
     console = Console(file=log, width=200)
     err = Console(file=sys.stderr, width=200)
@@ -171,10 +184,43 @@ def run(args: argparse.Namespace) -> int:
     report_path.write_text(json.dumps(report, indent=1, default=str) + "\n")
     (report_path.with_suffix(".log")).write_text(log.getvalue())
     timing = {"seconds": round(seconds, 1), "load_start": started_load, "load_end": load()}
+    if args.state:
+        timing.update(calls_timing(args.state, calls, time.time()))
     results = summarise(report, plan, args, timing)
     write_results(results, args.results)
     print(f"report: {report_path}; log: {report_path.with_suffix('.log')}")
     return 0
+
+
+def start_call(state: Optional[Path]) -> List[Dict[str, Any]]:
+    """--state: this call's start, recorded before any job runs (a call killed at its limit
+    still counts up to the last job it journalled)."""
+    if state is None:
+        return []
+    path = state / "calls.json"
+    calls = json.loads(path.read_text()) if path.is_file() else []
+    calls.append({"started": time.time(), "ended": None})
+    state.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(calls, indent=1) + "\n")
+    return calls
+
+
+def calls_timing(state: Path, calls: List[Dict[str, Any]], now: float) -> Dict[str, Any]:
+    """The proof's seconds over every call of a resumed run: each call from its start to its
+    end, or, for a call that was killed, to the last job it journalled."""
+    from generator.judge.journal import Journal
+
+    calls[-1]["ended"] = now
+    (state / "calls.json").write_text(json.dumps(calls, indent=1) + "\n")
+    finished = Journal(state / "journal.jsonl").finished_at
+    spans = []
+    for i, call in enumerate(calls):
+        upto = calls[i + 1]["started"] if i + 1 < len(calls) else float("inf")
+        mine = [t for t in finished if call["started"] <= t < upto]
+        end = call["ended"] or max(mine, default=call["started"])
+        spans.append({"seconds": round(end - call["started"], 1), "jobs_finished": len(mine),
+                      "killed": call["ended"] is None})  # fmt: skip
+    return {"calls": spans, "seconds": round(sum(s["seconds"] for s in spans), 1)}
 
 
 def build(plan: Any, args: argparse.Namespace, cache: Cache) -> int:
@@ -288,7 +334,8 @@ def summarise(
             if not built:
                 tally["failed"].append(entry["challenge"])
     scores = [c["mutation_score"] for c in challenges if c["mutation_score"] is not None]
-    derived = [c for c in challenges if c["reference"]["verdict"] is not None]
+    # a job left by a call that stopped starting jobs proves nothing yet: counted apart
+    derived = [c for c in challenges if c["reference"]["verdict"] not in (None, V.NOT_RUN)]
     meta = report.get("meta", {})
     summary = {
         "challenges": len(challenges),
@@ -299,14 +346,17 @@ def summarise(
             for c in derived
             if c["reference"]["verdict"] != V.PASS
         ),
-        "reference_jax": sum(1 for c in derived if c["reference_jax"]),
+        "reference_jax": sum(
+            1 for c in derived
+            if c["reference_jax"] and c["reference_jax"]["verdict"] != V.NOT_RUN
+        ),  # fmt: skip
         "reference_jax_passes": sum(
             1 for c in derived if (c["reference_jax"] or {}).get("verdict") == V.PASS
         ),
         "reference_jax_fails": sorted(
             f"{c['challenge']} ({c['reference_jax']['verdict']})"
             for c in derived
-            if c["reference_jax"] and c["reference_jax"]["verdict"] != V.PASS
+            if c["reference_jax"] and c["reference_jax"]["verdict"] not in (V.PASS, V.NOT_RUN)
         ),
         "margin_within_tenth": sum(1 for c in derived if c["margin_ok"]),
         "margin_over_tenth": [c["challenge"] for c in derived if c["margin_ok"] is False],
@@ -329,6 +379,8 @@ def summarise(
         "challenges_with_survivors": sum(1 for c in derived if c["survivors"]),
         "timed": sum(1 for c in derived if c["reference_ms"] is not None),
         "jobs": report["summary"]["jobs"],
+        # left by a call that stopped starting jobs (--stop-after), for a resumed call
+        "not_started": sum(1 for r in report["rows"] if r["verdict"] == V.NOT_RUN),
         "jobs_as_expected": report["summary"]["ok"],
     }
     return {
@@ -355,7 +407,12 @@ def summarise(
         },
         "timing": {
             **timing,
-            "jobs_per_minute": round(len(report["rows"]) / timing["seconds"] * 60, 1),
+            "jobs_per_minute": round(
+                sum(1 for r in report["rows"] if r["verdict"] != V.NOT_RUN)
+                / max(timing["seconds"], 0.1)
+                * 60,
+                1,
+            ),
         },
         "summary": summary,
         "challenges": challenges,
@@ -395,8 +452,19 @@ def markdown(results: Dict[str, Any]) -> str:
         f"- Time: {results['timing']['seconds']} s for {s['jobs']} jobs "
         f"({results['timing']['jobs_per_minute']} jobs/min; load average "
         f"{results['timing']['load_start']} at the start, {results['timing']['load_end']} at "
-        "the end)",
-        f"- Jobs as expected: {s['jobs_as_expected']}/{s['jobs']}",
+        "the end)"
+        + (
+            "; over " + ", ".join(
+                f"call {i + 1}: {c['seconds']} s, {c['jobs_finished']} jobs"
+                + (" (killed at its limit)" if c["killed"] else "")
+                for i, c in enumerate(results["timing"]["calls"])
+            )
+            if results["timing"].get("calls")
+            else ""
+        ),  # fmt: skip
+        f"- Jobs as expected: {s['jobs_as_expected']}/{s['jobs']}"
+        + (f"; not started (left for a resumed call): {s['not_started']}"
+           if s.get("not_started") else ""),  # fmt: skip
         "",
         "## Summary",
         "",
@@ -547,6 +615,19 @@ def parse(argv: Optional[List[str]] = None) -> argparse.Namespace:
         "--warm",
         action="store_true",
         help="warm workers: torch imported once per worker, jobs streamed",
+    )
+    parser.add_argument(
+        "--stop-after",
+        type=float,
+        default=None,
+        help="no job starts after this many seconds (the rest is left for a resumed run)",
+    )
+    parser.add_argument(
+        "--state",
+        type=Path,
+        default=None,
+        help="a folder kept between calls: the journal of finished jobs (a run given the same "
+        "folder again takes up what is left) and each call's seconds",
     )
     parser.add_argument("--rerun", action="store_true", help="ignore cached results")
     parser.add_argument("--cache", type=Path, default=None, help="the judge's cache folder")
