@@ -43,6 +43,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
+#: --stop-after counts from here: loading the bundle is part of a call's time
+STARTED = time.perf_counter()
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
@@ -134,7 +136,7 @@ def run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     from generator.judge.bundle import BundleError
-    from generator.judge.commands import TestArgs, parse_seeds, run_suite
+    from generator.judge.commands import CommandError, TestArgs, parse_seeds, run_suite
     from generator.judge.plan import PlanError
 
     cache = Cache(args.cache) if args.cache else Cache()
@@ -145,7 +147,11 @@ def run(args: argparse.Namespace) -> int:
         return 1
     if args.build_only:
         return build(plan, args, cache)
-    seeds = parse_seeds(args.seeds, 0) or [0]
+    try:
+        seeds = parse_seeds(args.seeds, 0) or [0]
+    except CommandError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
     test = TestArgs(
         specs=[],
         device=args.device,
@@ -169,7 +175,9 @@ def run(args: argparse.Namespace) -> int:
         seeds=seeds,
         cpu_max_elements=args.cpu_max_elements,
         warm=args.warm,
-        stop_after_s=args.stop_after,
+        stop_after_s=(
+            None if args.stop_after is None else args.stop_after - (time.perf_counter() - STARTED)
+        ),
         journal=args.state / "journal.jsonl" if args.state else None,
     )
     calls = start_call(args.state)

@@ -134,8 +134,9 @@ def derive(challenge_dir: Path, out_dir: Path, key: str, limit: int) -> DerivedP
     return DerivedPlan(source, variants, notes, jax_source)
 
 
-def jax_file(key: str, core: Dict[str, str], challenge: str, taken: List[str],
-             scalars: List[str]) -> str:
+def jax_file(
+    key: str, core: Dict[str, str], challenge: str, taken: List[str], scalars: List[str]
+) -> str:
     """The JAX solution whose `solve` is challenge.py's reference_impl_jax: it takes the
     in/inout arrays and the scalars (`taken`, in solve order) and returns the outputs."""
     lines = [
