@@ -1,17 +1,23 @@
 """Prove every challenge of a public-form tree, as `chgen test --tree CLONE` does, and sum it up.
 
-    python benchmarks/public_set_proof.py CLONE [--device cpu|cuda] [--only ID ...] [--skip-builds]
-        [--starters pytorch,jax] [--mutants 12] [--seeds 0,1,2,3,4] [--perf] [--jobs N]
-        [--timeout S] [--deadline S] [--results DIR]
+    python benchmarks/public_set_proof.py CLONE [TREE ...] [--device cpu|cuda] [--only ID ...]
+        [--skip-builds] [--starters pytorch,jax] [--mutants 12] [--seeds 0,1,2,3,4] [--perf]
+        [--jobs N] [--timeout S] [--deadline S] [--stop-after S --state DIR] [--results DIR]
 
-CLONE is a folder holding challenges/ (a clone of the public LeetGPU set). No spec is needed:
+CLONE is a folder holding challenges/ (a clone of the public LeetGPU set; more trees, e.g.
+chgen's own generated/, join the same plan). No spec is needed:
 each challenge is read through chgen's one reader of challenge.py, and judged (generator/judge/):
 every starter the tree ships (it must build with its real toolchain, run and fail; on the CPU the
 compiled languages only build, and `--skip-builds` leaves them out), and what chgen derives from
 challenge.py alone (generator/judge/derived.py): the reference as a PyTorch solution on every
-seed, the tolerance audit (the float64 margin, the float16 verdict, the performance case's size)
-and the derived mistakes with their mutation score. `--perf` also times the reference on the
-performance case.
+seed (and reference_impl_jax as a JAX solution, where challenge.py has one), the tolerance audit
+(the float64 margin, the float16 verdict, the performance case's size) and the derived mistakes
+with their mutation score. `--perf` also times the reference on the performance case.
+
+A run split over calls of limited length: `--state DIR` keeps the journal of finished jobs and
+each call's start (a call given the same DIR takes up what is left), `--stop-after S` starts no
+job after S seconds; the last call's results files are the merged ones, with every call's
+seconds. The references and derived proofs run before the starters, the slow languages last.
 
 Two machines (a GPU machine without the toolchains or a package registry):
 
