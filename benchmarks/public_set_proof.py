@@ -240,6 +240,8 @@ def calls_timing(state: Path, calls: List[Dict[str, Any]], now: float) -> Dict[s
 def build(plan: Any, args: argparse.Namespace, cache: Cache) -> int:
     from generator.judge.bundle import BundleError, build_bundle
 
+    plan.meta["tree_revisions"] = ", ".join(str(tree_revision(t)) for t in args.clone)
+
     def progress(job: Any, done: int, total: int) -> None:
         state = "ok" if (job.build or {}).get("ok") else "build failed"
         print(f"[{done}/{total}] {job.id}: {state}", file=sys.stderr, flush=True)
@@ -402,7 +404,8 @@ def summarise(
         "tree_revision": (
             ", ".join(str(tree_revision(t)) for t in args.clone)
             if args.clone
-            else meta.get("prebuilt")
+            # a bundle: the revisions it was built from (else when), never the machine's path
+            else plan.meta.get("tree_revisions") or f"a bundle built {plan.meta.get('built')}"
         ),
         "device": args.device,
         "machine": describe(),
