@@ -48,3 +48,30 @@ def test_a_stopped_run_starts_nothing_and_a_resumed_one_reads_the_journal(tmp_pa
     other = rows[plan.jobs[1].id]
     assert other["verdict"] == V.NOT_RUN and other["message"] == NOT_STARTED
     assert len(journal.read_text().splitlines()) == 1  # a job not run is not journalled
+
+
+def test_the_proof_counts_each_call_a_killed_one_up_to_its_last_job(tmp_path):
+    """benchmarks/public_set_proof.py --state: each call's seconds, a call killed at its limit
+    (no end recorded) counted up to the last job it journalled, and their sum."""
+    import importlib.util
+
+    from tests.judge.common import ROOT
+
+    spec = importlib.util.spec_from_file_location(
+        "public_set_proof", ROOT / "benchmarks" / "public_set_proof.py"
+    )
+    proof = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(proof)
+    state = tmp_path / "state"
+    first = proof.start_call(state)
+    first[0]["started"] -= 100.0  # the first call began 100 s ago and was killed
+    (state / "calls.json").write_text(json.dumps(first))
+    Journal(state / "journal.jsonl").add("a/derived/reference/pytorch", FUNCTIONAL,
+                                         {"verdict": V.PASS, "message": ""})  # fmt: skip
+    calls = proof.start_call(state)
+    calls[-1]["started"] += 0.5  # the second call starts after the first one's last job
+    timing = proof.calls_timing(state, calls, calls[-1]["started"] + 20.0)
+    killed, resumed = timing["calls"]
+    assert killed["killed"] and killed["jobs_finished"] == 1 and 99 < killed["seconds"] < 102
+    assert resumed == {"seconds": 20.0, "jobs_finished": 0, "killed": False}
+    assert timing["seconds"] == round(killed["seconds"] + 20.0, 1)
