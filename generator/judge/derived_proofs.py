@@ -217,6 +217,9 @@ def summary_cells(key: str, entry: Dict[str, Any]) -> List[str]:
             ref += f", {reference['median_ms']:.4f} ms"
     else:
         ref = "—"
+    jax = entry.get("reference_jax")
+    if jax:
+        ref += f"; JAX {jax['verdict']} {jax['cases_passed']}/{jax['cases']}"
     margin = _fmt(audit.get("margin")) if "margin" in audit else audit.get("margin_error", "—")
     if "margin" in audit and not audit.get("margin_ok"):
         margin += " (over 0.1)"
