@@ -1,17 +1,23 @@
 """Prove every challenge of a public-form tree, as `chgen test --tree CLONE` does, and sum it up.
 
-    python benchmarks/public_set_proof.py CLONE [--device cpu|cuda] [--only ID ...] [--skip-builds]
-        [--starters pytorch,jax] [--mutants 12] [--seeds 0,1,2,3,4] [--perf] [--jobs N]
-        [--timeout S] [--deadline S] [--results DIR]
+    python benchmarks/public_set_proof.py CLONE [TREE ...] [--device cpu|cuda] [--only ID ...]
+        [--skip-builds] [--starters pytorch,jax] [--mutants 12] [--seeds 0,1,2,3,4] [--perf]
+        [--jobs N] [--timeout S] [--deadline S] [--stop-after S --state DIR] [--results DIR]
 
-CLONE is a folder holding challenges/ (a clone of the public LeetGPU set). No spec is needed:
+CLONE is a folder holding challenges/ (a clone of the public LeetGPU set; more trees, e.g.
+chgen's own generated/, join the same plan). No spec is needed:
 each challenge is read through chgen's one reader of challenge.py, and judged (generator/judge/):
 every starter the tree ships (it must build with its real toolchain, run and fail; on the CPU the
 compiled languages only build, and `--skip-builds` leaves them out), and what chgen derives from
 challenge.py alone (generator/judge/derived.py): the reference as a PyTorch solution on every
-seed, the tolerance audit (the float64 margin, the float16 verdict, the performance case's size)
-and the derived mistakes with their mutation score. `--perf` also times the reference on the
-performance case.
+seed (and reference_impl_jax as a JAX solution, where challenge.py has one), the tolerance audit
+(the float64 margin, the float16 verdict, the performance case's size) and the derived mistakes
+with their mutation score. `--perf` also times the reference on the performance case.
+
+A run split over calls of limited length: `--state DIR` keeps the journal of finished jobs and
+each call's start (a call given the same DIR takes up what is left), `--stop-after S` starts no
+job after S seconds; the last call's results files are the merged ones, with every call's
+seconds. The references and derived proofs run before the starters, the slow languages last.
 
 Two machines (a GPU machine without the toolchains or a package registry):
 
@@ -43,6 +49,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
+#: --stop-after counts from here: loading the bundle is part of a call's time
+STARTED = time.perf_counter()
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
@@ -58,6 +66,16 @@ CASE_TIMEOUT_S = 60.0
 DEADLINE_S = 1500.0
 #: seconds of repetitions per timed reference (the judge converges to 1% or stops)
 PERF_BUDGET_S = 1.0
+#: what a partial run proves first: the builds (a bundle's records, at once), every
+#: challenge's derived proofs and references, then the starters, the slow languages last
+KIND_ORDER = ("build", "derived", "reference_jax", "reference_solution", "starter")
+LANGUAGE_ORDER = ("pytorch", "jax", "triton", "cuda", "tilelang", "mojo", "cute")
+
+
+def proof_order(job: Any) -> tuple:
+    kind = KIND_ORDER.index(job.kind) if job.kind in KIND_ORDER else len(KIND_ORDER)
+    language = LANGUAGE_ORDER.index(job.language) if job.language in LANGUAGE_ORDER else 9
+    return (kind, language if job.kind == "starter" else 0)
 
 
 def load() -> float:
@@ -80,9 +98,30 @@ def make_plan(args: argparse.Namespace, cache: Cache) -> tuple:
             plan.challenges = {k: c for k, c in plan.challenges.items() if any(
                 j.challenge == k for j in plan.jobs)}  # fmt: skip
     else:
-        plan = plan_from_tree(args.clone, args.only, cache.root / "plan", args.mutants)
-    plan.jobs = [j for j in plan.jobs if keep(j, args)]
+        plan = None
+        for tree in args.clone:
+            picked = tree_selection(tree, args.only)
+            if picked is None:
+                continue
+            part = plan_from_tree(tree, picked, cache.root / "plan" / tree.name, args.mutants)
+            if plan is None:
+                plan = part
+            else:  # a second tree (chgen's own challenges beside a clone): keys never clash
+                plan.challenges.update(part.challenges)
+                plan.jobs += part.jobs
+        if plan is None:
+            plan = plan_from_tree(args.clone[0], args.only, cache.root / "plan", args.mutants)
+    plan.jobs = sorted((j for j in plan.jobs if keep(j, args)), key=proof_order)
     return plan, runtime
+
+
+def tree_selection(tree: Path, only: List[str]) -> Optional[List[str]]:
+    """What of --only this tree holds (all: []); None when it holds none of it."""
+    if not only:
+        return []
+    names = {p.parent.name for p in (tree / "challenges").glob("*/*/challenge.py")}
+    picked = [w for w in only if w in names or w in {n.split("_")[0] for n in names}]
+    return picked or None
 
 
 def keep(job: Any, args: argparse.Namespace) -> bool:
@@ -103,7 +142,7 @@ def run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     from generator.judge.bundle import BundleError
-    from generator.judge.commands import TestArgs, parse_seeds, run_suite
+    from generator.judge.commands import CommandError, TestArgs, parse_seeds, run_suite
     from generator.judge.plan import PlanError
 
     cache = Cache(args.cache) if args.cache else Cache()
@@ -114,7 +153,11 @@ def run(args: argparse.Namespace) -> int:
         return 1
     if args.build_only:
         return build(plan, args, cache)
-    seeds = parse_seeds(args.seeds, 0) or [0]
+    try:
+        seeds = parse_seeds(args.seeds, 0) or [0]
+    except CommandError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
     test = TestArgs(
         specs=[],
         device=args.device,
@@ -130,7 +173,7 @@ def run(args: argparse.Namespace) -> int:
         arch=None,
         rerun=args.rerun,
         specs_dir=ROOT / "specs",
-        tree_dir=args.clone or ROOT,
+        tree_dir=args.clone[0] if args.clone else ROOT,
         solutions_dir=ROOT / "solutions",
         title="public set proof",
         perf_options={"budget_s": PERF_BUDGET_S},
@@ -138,7 +181,12 @@ def run(args: argparse.Namespace) -> int:
         seeds=seeds,
         cpu_max_elements=args.cpu_max_elements,
         warm=args.warm,
+        stop_after_s=(
+            None if args.stop_after is None else args.stop_after - (time.perf_counter() - STARTED)
+        ),
+        journal=args.state / "journal.jsonl" if args.state else None,
     )
+    calls = start_call(args.state)
     log = io.StringIO()
     console = Console(file=log, width=200)
     err = Console(file=sys.stderr, width=200)
@@ -150,14 +198,49 @@ def run(args: argparse.Namespace) -> int:
     report_path.write_text(json.dumps(report, indent=1, default=str) + "\n")
     (report_path.with_suffix(".log")).write_text(log.getvalue())
     timing = {"seconds": round(seconds, 1), "load_start": started_load, "load_end": load()}
+    if args.state:
+        timing.update(calls_timing(args.state, calls, time.time()))
     results = summarise(report, plan, args, timing)
     write_results(results, args.results)
     print(f"report: {report_path}; log: {report_path.with_suffix('.log')}")
     return 0
 
 
+def start_call(state: Optional[Path]) -> List[Dict[str, Any]]:
+    """--state: this call's start, recorded before any job runs (a call killed at its limit
+    still counts up to the last job it journalled)."""
+    if state is None:
+        return []
+    path = state / "calls.json"
+    calls = json.loads(path.read_text()) if path.is_file() else []
+    calls.append({"started": time.time(), "ended": None})
+    state.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(calls, indent=1) + "\n")
+    return calls
+
+
+def calls_timing(state: Path, calls: List[Dict[str, Any]], now: float) -> Dict[str, Any]:
+    """The proof's seconds over every call of a resumed run: each call from its start to its
+    end, or, for a call that was killed, to the last job it journalled."""
+    from generator.judge.journal import Journal
+
+    calls[-1]["ended"] = now
+    (state / "calls.json").write_text(json.dumps(calls, indent=1) + "\n")
+    finished = Journal(state / "journal.jsonl").finished_at
+    spans = []
+    for i, call in enumerate(calls):
+        upto = calls[i + 1]["started"] if i + 1 < len(calls) else float("inf")
+        mine = [t for t in finished if call["started"] <= t < upto]
+        end = call["ended"] or max(mine, default=call["started"])
+        spans.append({"seconds": round(end - call["started"], 1), "jobs_finished": len(mine),
+                      "killed": call["ended"] is None})  # fmt: skip
+    return {"calls": spans, "seconds": round(sum(s["seconds"] for s in spans), 1)}
+
+
 def build(plan: Any, args: argparse.Namespace, cache: Cache) -> int:
     from generator.judge.bundle import BundleError, build_bundle
+
+    plan.meta["tree_revisions"] = ", ".join(str(tree_revision(t)) for t in args.clone)
 
     def progress(job: Any, done: int, total: int) -> None:
         state = "ok" if (job.build or {}).get("ok") else "build failed"
@@ -216,6 +299,8 @@ def challenge_summary(key: str, rows: List[Dict[str, Any]], proof: Dict[str, Any
             "seeds": reference.get("seeds"),
             "timed": reference.get("timed"),
         },
+        # reference_impl_jax as a JAX solution (None: challenge.py has none)
+        "reference_jax": derived.get("reference_jax"),
         "reference_ms": reference.get("median_ms"),
         "float64_margin": audit.get("margin"),
         "margin_ok": audit.get("margin_ok"),
@@ -265,7 +350,8 @@ def summarise(
             if not built:
                 tally["failed"].append(entry["challenge"])
     scores = [c["mutation_score"] for c in challenges if c["mutation_score"] is not None]
-    derived = [c for c in challenges if c["reference"]["verdict"] is not None]
+    # a job left by a call that stopped starting jobs proves nothing yet: counted apart
+    derived = [c for c in challenges if c["reference"]["verdict"] not in (None, V.NOT_RUN)]
     meta = report.get("meta", {})
     summary = {
         "challenges": len(challenges),
@@ -275,6 +361,18 @@ def summarise(
             f"{c['challenge']} ({c['reference']['verdict']})"
             for c in derived
             if c["reference"]["verdict"] != V.PASS
+        ),
+        "reference_jax": sum(
+            1 for c in derived
+            if c["reference_jax"] and c["reference_jax"]["verdict"] != V.NOT_RUN
+        ),  # fmt: skip
+        "reference_jax_passes": sum(
+            1 for c in derived if (c["reference_jax"] or {}).get("verdict") == V.PASS
+        ),
+        "reference_jax_fails": sorted(
+            f"{c['challenge']} ({c['reference_jax']['verdict']})"
+            for c in derived
+            if c["reference_jax"] and c["reference_jax"]["verdict"] not in (V.PASS, V.NOT_RUN)
         ),
         "margin_within_tenth": sum(1 for c in derived if c["margin_ok"]),
         "margin_over_tenth": [c["challenge"] for c in derived if c["margin_ok"] is False],
@@ -297,11 +395,18 @@ def summarise(
         "challenges_with_survivors": sum(1 for c in derived if c["survivors"]),
         "timed": sum(1 for c in derived if c["reference_ms"] is not None),
         "jobs": report["summary"]["jobs"],
+        # left by a call that stopped starting jobs (--stop-after), for a resumed call
+        "not_started": sum(1 for r in report["rows"] if r["verdict"] == V.NOT_RUN),
         "jobs_as_expected": report["summary"]["ok"],
     }
     return {
         "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-        "tree_revision": tree_revision(args.clone) if args.clone else meta.get("prebuilt"),
+        "tree_revision": (
+            ", ".join(str(tree_revision(t)) for t in args.clone)
+            if args.clone
+            # a bundle: the revisions it was built from (else when), never the machine's path
+            else plan.meta.get("tree_revisions") or f"a bundle built {plan.meta.get('built')}"
+        ),
         "device": args.device,
         "machine": describe(),
         "gpu": (meta.get("machine") or {}).get("gpu"),
@@ -319,7 +424,12 @@ def summarise(
         },
         "timing": {
             **timing,
-            "jobs_per_minute": round(len(report["rows"]) / timing["seconds"] * 60, 1),
+            "jobs_per_minute": round(
+                sum(1 for r in report["rows"] if r["verdict"] != V.NOT_RUN)
+                / max(timing["seconds"], 0.1)
+                * 60,
+                1,
+            ),
         },
         "summary": summary,
         "challenges": challenges,
@@ -359,8 +469,19 @@ def markdown(results: Dict[str, Any]) -> str:
         f"- Time: {results['timing']['seconds']} s for {s['jobs']} jobs "
         f"({results['timing']['jobs_per_minute']} jobs/min; load average "
         f"{results['timing']['load_start']} at the start, {results['timing']['load_end']} at "
-        "the end)",
-        f"- Jobs as expected: {s['jobs_as_expected']}/{s['jobs']}",
+        "the end)"
+        + (
+            "; over " + ", ".join(
+                f"call {i + 1}: {c['seconds']} s, {c['jobs_finished']} jobs"
+                + (" (killed at its limit)" if c["killed"] else "")
+                for i, c in enumerate(results["timing"]["calls"])
+            )
+            if results["timing"].get("calls")
+            else ""
+        ),  # fmt: skip
+        f"- Jobs as expected: {s['jobs_as_expected']}/{s['jobs']}"
+        + (f"; not started (left for a resumed call): {s['not_started']}"
+           if s.get("not_started") else ""),  # fmt: skip
         "",
         "## Summary",
         "",
@@ -369,6 +490,11 @@ def markdown(results: Dict[str, Any]) -> str:
         f" of {s['derived']}"
         + (
             f" (not: {', '.join(s['reference_fails'])})" if s["reference_fails"] else ""
+        ),  # fmt: skip
+        f"- reference_impl_jax as a JAX solution passes every case: "
+        f"{s['reference_jax_passes']} of {s['reference_jax']}"
+        + (
+            f" (not: {', '.join(s['reference_jax_fails'])})" if s["reference_jax_fails"] else ""
         ),  # fmt: skip
         f"- The reference within a tenth of the tolerance of itself in float64: "
         f"{s['margin_within_tenth']} of {s['derived']}"
@@ -443,6 +569,8 @@ def markdown(results: Dict[str, Any]) -> str:
         ref_cell = (
             "—" if ref["verdict"] is None else f"{ref['verdict']} {ref['passed']}/{ref['cases']}"
         )
+        if c.get("reference_jax"):
+            ref_cell += f"; JAX {c['reference_jax']['verdict']}"
         score = "—" if c["mutation_score"] is None else f"{c['mutation_score']:.0%}"
         lines.append(
             f"| {c['challenge']} | {starter_cell} | {ref_cell} | {_cell(c['float64_margin'])} | "
@@ -467,7 +595,9 @@ def write_results(results: Dict[str, Any], folder: Path) -> None:
 
 def parse(argv: Optional[List[str]] = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("clone", nargs="?", type=Path, help="a folder holding challenges/")
+    parser.add_argument(
+        "clone", nargs="*", type=Path, help="folders holding challenges/ (a clone, chgen's own)"
+    )
     parser.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
     parser.add_argument("--only", nargs="*", default=[], help="challenge ids or directory names")
     parser.add_argument(
@@ -503,6 +633,19 @@ def parse(argv: Optional[List[str]] = None) -> argparse.Namespace:
         action="store_true",
         help="warm workers: torch imported once per worker, jobs streamed",
     )
+    parser.add_argument(
+        "--stop-after",
+        type=float,
+        default=None,
+        help="no job starts after this many seconds (the rest is left for a resumed run)",
+    )
+    parser.add_argument(
+        "--state",
+        type=Path,
+        default=None,
+        help="a folder kept between calls: the journal of finished jobs (a run given the same "
+        "folder again takes up what is left) and each call's seconds",
+    )
     parser.add_argument("--rerun", action="store_true", help="ignore cached results")
     parser.add_argument("--cache", type=Path, default=None, help="the judge's cache folder")
     parser.add_argument("--report", type=Path, default=None, help="the full chgen test report")
@@ -511,7 +654,7 @@ def parse(argv: Optional[List[str]] = None) -> argparse.Namespace:
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--prebuilt", type=Path, default=None, help="run a bundle built here")
     args = parser.parse_args(argv)  # fmt: skip
-    if args.prebuilt is None and args.clone is None:
+    if args.prebuilt is None and not args.clone:
         parser.error("give CLONE, or --prebuilt BUNDLE")
     if args.build_only and args.out is None:
         parser.error("--build-only needs --out DIR")

@@ -134,6 +134,13 @@ class Cache:
     def _mac(self, key: str, body: str) -> str:
         return hmac.new(self._secret(), f"{key}\0{body}".encode(), hashlib.sha256).hexdigest()
 
+    def sign(self, key: str, body: str) -> str:
+        """The signature of `body` under `key` (the run journal's lines are signed so too)."""
+        return self._mac(key, body)
+
+    def verify(self, key: str, body: str, mac: str) -> bool:
+        return hmac.compare_digest(str(mac), self._mac(key, body))
+
     def read_run(self, key: str) -> Optional[Dict[str, Any]]:
         path = self.run_path(key)
         if not self.reuse or not path.is_file():

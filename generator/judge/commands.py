@@ -252,6 +252,10 @@ class TestArgs:
     ray: Optional[str] = None
     #: where a local Ray cluster keeps its files (None: a temporary folder, removed after)
     ray_temp_dir: Optional[Path] = None
+    #: no job starts at all after this many seconds (the rest is left for a resumed run)
+    stop_after_s: Optional[float] = None
+    #: the run's journal (generator/judge/journal.py): what it holds is not run again
+    journal: Optional[Path] = None
 
 
 def parse_seeds(text: Optional[str], seed: int) -> Optional[List[int]]:
@@ -434,10 +438,13 @@ def run_suite(
         warm=args.warm,
         ray=args.ray,
         ray_temp_dir=args.ray_temp_dir,
+        journal=args.journal,
     )
     started = time.time()
     if args.deadline_s is not None:
         options.deadline = started + args.deadline_s
+    if args.stop_after_s is not None:
+        options.stop_starting = started + args.stop_after_s
     from generator.judge.ray_pool import RayError
 
     try:

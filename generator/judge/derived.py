@@ -12,7 +12,10 @@ gets two jobs from it (plan.derived_jobs):
   seed; every mistake on every functional case, one that the cases cannot tell from the
   reference set apart as equivalent, one they miss a survivor (generator/judge/derived_proofs.py);
 - `reference_solution`: under --perf, the reference as a solution on the performance case,
-  judged and timed.
+  judged and timed;
+- `reference_jax`, where challenge.py has a `reference_impl_jax` (what the public set's runner
+  prefers for JAX submissions): that method as a JAX solution (`<key>.jax.py`), which must pass
+  every case on every seed, as the PyTorch reference must.
 
 challenge.py is read through the one reader (generator/challenge/pyfile.py), never imported here.
 """
@@ -40,6 +43,8 @@ class DerivedPlan:
     variants: List[Dict[str, Any]] = field(default_factory=list)
     #: why nothing (or less) was derived
     notes: List[str] = field(default_factory=list)
+    #: reference_impl_jax as a JAX solution, where challenge.py has one
+    jax_source: Optional[Path] = None
 
 
 def entry_name(variant: str) -> str:
@@ -119,7 +124,38 @@ def derive(challenge_dir: Path, out_dir: Path, key: str, limit: int) -> DerivedP
     )
     if len(found) > limit:
         notes.append(f"{len(found)} mutation site(s), {len(picked)} chosen")
-    return DerivedPlan(source, variants, notes)
+    jax_source = None
+    if "reference_impl_jax" in read.methods:
+        jax_source = out_dir / f"{key}.jax.py"
+        core = _core_modules(read, base_dir)
+        taken = [e.name for e in read.signature if e.direction != "out"]
+        scalars = [e.name for e in read.signature if not e.is_tensor]
+        jax_source.write_text(jax_file(key, core, text, taken, scalars))
+    return DerivedPlan(source, variants, notes, jax_source)
+
+
+def jax_file(
+    key: str, core: Dict[str, str], challenge: str, taken: List[str], scalars: List[str]
+) -> str:
+    """The JAX solution whose `solve` is challenge.py's reference_impl_jax: it takes the
+    in/inout arrays and the scalars (`taken`, in solve order) and returns the outputs."""
+    lines = [
+        f'"""chgen test: reference_impl_jax of {key} as a JAX solution',
+        '(generator/judge/derived.py)."""',
+        "",
+        "from generator.judge.derived_runtime import Derived",
+        "",
+        "DERIVED = Derived(",
+        f"    core={core!r},",
+        f"    challenge={challenge!r},",
+        f"    params={taken!r},",
+        "    inputs=[],",
+        "    outputs=[],",
+        "    methods={},",
+        ")",
+        f"solve = DERIVED.jax_entry({scalars!r})",
+    ]
+    return "\n".join(lines) + "\n"
 
 
 def derived_file(

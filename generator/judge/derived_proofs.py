@@ -1,7 +1,8 @@
 """The proofs derived from a challenge alone, from the rows of its derived jobs (no torch here).
 
 - The reference as a solution: it must pass every functional case (every seed), and, timed,
-  the performance case: its row says so; here only its figures are kept (cases, median ms).
+  the performance case: its row says so; here only its figures are kept (cases, median ms); the
+  same for reference_impl_jax as a JAX solution, where challenge.py has one.
 - The tolerance audit: the judge's reference against the same code in float64 must stay within
   a tenth of the tolerance on every case (the margin, the largest error/tolerance, is reported),
   and for a float32 challenge the code in float16 must fail some case (error/tolerance > 1):
@@ -26,7 +27,7 @@ from generator.judge import verdicts as V
 from generator.judge.precision import ORACLE_LIMIT
 
 #: the jobs generator/judge/derived.py adds to a plan
-DERIVED_KINDS = ("derived", "reference_solution")
+DERIVED_KINDS = ("derived", "reference_solution", "reference_jax")
 #: the float64 reference must agree with the judge's within this fraction of the tolerance
 MARGIN_LIMIT = ORACLE_LIMIT
 KILLED, EQUIVALENT, SURVIVOR = "killed", "equivalent", "survivor"
@@ -76,6 +77,15 @@ def collect_derived(
         }
         entry["audit"] = audit_entry(key, row, limit, failures, warnings)
         entry["mutants"] = mutants_entry(key, challenge, row, warnings)
+    jax = _rows_of(rows, key, "reference_jax")
+    if jax is not None:  # reference_impl_jax as a JAX solution: its row holds it to pass
+        entry["reference_jax"] = {
+            "verdict": jax["verdict"],
+            "ok": jax["ok"],
+            "cases": jax["cases"],
+            "cases_passed": jax["cases_passed"],
+            "seeds": len(jax.get("seeds") or []),
+        }
     if timed is not None:
         perf = timed.get("perf") or {}
         entry.setdefault("reference", {})["median_ms"] = perf.get("median_ms")
@@ -207,6 +217,9 @@ def summary_cells(key: str, entry: Dict[str, Any]) -> List[str]:
             ref += f", {reference['median_ms']:.4f} ms"
     else:
         ref = "—"
+    jax = entry.get("reference_jax")
+    if jax:
+        ref += f"; JAX {jax['verdict']} {jax['cases_passed']}/{jax['cases']}"
     margin = _fmt(audit.get("margin")) if "margin" in audit else audit.get("margin_error", "—")
     if "margin" in audit and not audit.get("margin_ok"):
         margin += " (over 0.1)"

@@ -168,6 +168,29 @@ class Derived:
         solve.__name__ = f"solve_{variant}"
         return solve
 
+    def jax_entry(self, scalars: List[str]) -> Callable[..., Any]:
+        """The `solve` of a JAX solution: reference_impl_jax called with `params` (the in/inout
+        arrays and the scalars), compiled whole by jax.jit (the scalars static) where it can be
+        traced, else run op by op as written (Python control flow on an array's values)."""
+        import jax
+
+        def call(*args: Any) -> Any:
+            method = self.instance(REFERENCE, "cpu").reference_impl_jax
+            return method(**dict(zip(self.params, args)))
+
+        static = [i for i, name in enumerate(self.params) if name in scalars]
+        state: Dict[str, Any] = {"traced": jax.jit(call, static_argnums=static)}
+
+        def solve(*args: Any) -> Any:
+            if state["traced"] is not None:
+                try:
+                    return state["traced"](*args)
+                except (jax.errors.JAXTypeError, jax.errors.JAXIndexError):
+                    state["traced"] = None
+            return call(*args)
+
+        return solve
+
     def reference(self, variant: str, values: Dict[str, Any]) -> None:
         import torch
 

@@ -195,8 +195,9 @@ def derived_jobs(
     challenge: PlanChallenge, folder: Path, work_dir: Path, limit: int
 ) -> List[PlanJob]:
     """What generator/judge/derived.py derives from one challenge.py: the `derived` job (the
-    tolerance audit, the reference as a solution on every seed, each derived mistake) and the
-    reference timed under --perf; none where nothing can be derived (the notes say why)."""
+    tolerance audit, the reference as a solution on every seed, each derived mistake), the
+    reference timed under --perf and, where challenge.py has one, reference_impl_jax as a JAX
+    solution; none where nothing can be derived (the notes say why)."""
     from generator.judge.derived import derive
 
     key = challenge.key
@@ -206,6 +207,11 @@ def derived_jobs(
         return []
     challenge.derived = derived.variants
     common = dict(challenge=key, language="pytorch", source=str(derived.source), expect="pass")
+    jax = []
+    if derived.jax_source is not None:
+        jax.append(PlanJob(id=f"{key}/reference_jax/reference/jax", challenge=key,
+                           kind="reference_jax", name="reference", language="jax",
+                           source=str(derived.jax_source), expect="pass"))  # fmt: skip
     return [
         PlanJob(
             id=f"{key}/derived/reference/pytorch", kind="derived", name="reference", **common
@@ -219,7 +225,7 @@ def derived_jobs(
             priority=1,
             **common,
         ),
-    ]
+    ] + jax
 
 
 def plan_from_tree(

@@ -19,6 +19,7 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 from generator.judge import verdicts as V
 from generator.judge.cache import Cache
+from generator.judge.journal import FUNCTIONAL, TIMED, Journal
 from generator.judge.plan import Plan, PlanJob
 from generator.judge.pool import serving
 from generator.judge.runner import Job, judge
@@ -52,6 +53,12 @@ class SuiteOptions:
     ray: Optional[str] = None
     #: where a local Ray cluster keeps its files (None: a temporary folder, removed after)
     ray_temp_dir: Optional[Path] = None
+    #: time.time() after which no job starts at all, correctness runs included: the jobs left
+    #: are reported not run, for a run resumed from the journal to take up
+    stop_starting: Optional[float] = None
+    #: each finished job's result, appended as it comes (generator/judge/journal.py); the jobs
+    #: it holds already are not run again
+    journal: Optional[Path] = None
 
 
 def forced_ranks(pj: PlanJob, plan: Plan, options: SuiteOptions) -> Optional[int]:
@@ -75,7 +82,7 @@ def to_job(pj: PlanJob, plan: Plan, options: SuiteOptions, perf_phase: bool) -> 
     # --arch names the target of the natively built languages only
     arch = options.arch if BY_KEY[pj.language].native else None
     target = pj.target or target_for(pj.language, arch)
-    solution = pj.kind in ("solution", "derived") and not perf_phase
+    solution = pj.kind in ("solution", "derived", "reference_jax") and not perf_phase
     mutant = pj.kind == "mutant" and not perf_phase
     reference = pj.kind == "reference" and not perf_phase
     derived = pj.kind == "derived" and not perf_phase
@@ -135,6 +142,13 @@ def job_runner(plan: Plan, options: SuiteOptions, cache: Cache) -> Iterator[Tupl
         yield (lambda pj, job: pool.judge(job, cache, gpus_needed(pj, plan, options))), pool.slots
 
 
+NOT_STARTED = "not started: the run stopped starting jobs (a resumed run takes it up)"
+
+
+def stopped(options: SuiteOptions) -> bool:
+    return options.stop_starting is not None and time.time() > options.stop_starting
+
+
 def can_time(language: str, device: str) -> bool:
     adapter = BY_KEY[language]
     return device != "cpu" or (adapter.runs_on_cpu and not adapter.interpreted_on_cpu)
@@ -155,17 +169,24 @@ def run_plan(plan: Plan, options: SuiteOptions, cache: Cache) -> List[Dict[str, 
         if options.progress:
             options.progress({"id": pj.id, **result}, done, total)
 
+    journal = Journal(options.journal) if options.journal else None
     with job_runner(plan, options, cache) as (run, at_once):
 
         def correctness(pj: PlanJob) -> Dict[str, Any]:
-            result = run(pj, to_job(pj, plan, options, perf_phase=False))
+            result = journal.get(pj.id, FUNCTIONAL) if journal else None
+            if result is None:
+                if stopped(options):
+                    return {"verdict": V.NOT_RUN, "message": NOT_STARTED}
+                result = run(pj, to_job(pj, plan, options, perf_phase=False))
+                if journal:
+                    journal.add(pj.id, FUNCTIONAL, result)
             report(pj, result)
             return result
 
         with ThreadPoolExecutor(max_workers=at_once) as pool:
             for pj, result in zip(functional, pool.map(correctness, functional)):
                 first[pj.id] = result
-        timed, untimed = timing_phase(selected, first, plan, options, run, report)
+        timed, untimed = timing_phase(selected, first, plan, options, run, report, journal)
     return [
         make_row(
             pj, first.get(pj.id), timed.get(pj.id), pj.id in untimed, expectation(pj, plan, options)
@@ -181,6 +202,7 @@ def timing_phase(
     options: SuiteOptions,
     run: Runner,
     report: Callable[[PlanJob, Dict[str, Any]], None],
+    journal: Optional[Journal] = None,
 ) -> Tuple[Dict[str, Dict[str, Any]], List[str]]:
     """The timed runs, one at a time, of the jobs whose correctness run passed."""
     timed: Dict[str, Dict[str, Any]] = {}
@@ -193,10 +215,18 @@ def timing_phase(
                 continue
             if pj.functional and first[pj.id]["verdict"] != V.PASS:
                 continue
-            if options.deadline is not None and time.time() > options.deadline:
+            resumed = journal.get(pj.id, TIMED) if journal else None
+            if resumed is not None:
+                timed[pj.id] = resumed
+                report(pj, resumed)
+                continue
+            late = options.deadline is not None and time.time() > options.deadline
+            if late or stopped(options):
                 untimed.append(pj.id)
                 continue
             timed[pj.id] = run(pj, to_job(pj, plan, options, perf_phase=True))
+            if journal:
+                journal.add(pj.id, TIMED, timed[pj.id])
             report(pj, timed[pj.id])
     return timed, untimed
 

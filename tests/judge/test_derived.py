@@ -282,3 +282,44 @@ def test_the_public_set_proof_counts_each_starter_built_for_each_platform_gpu(
     assert results["challenges"][0]["builds"]["cuda sm_100"] is True
     text = next(tmp_path.glob("public-set-proof-*.md")).read_text()
     assert "| CUDA | sm_75 | 1 | 1 | — |" in text
+
+
+def test_reference_impl_jax_becomes_a_jax_solution_judged_on_every_seed(tmp_path):
+    """A challenge with a reference_impl_jax gets a `reference_jax` job: that method as a JAX
+    solution (in/inout arrays and scalars in, the outputs returned), held to pass."""
+    import jax.numpy as jnp
+
+    from generator.judge.plan import plan_from_tree
+    from generator.judge.suite import SuiteOptions, to_job
+
+    plan = plan_from_tree(PUBLIC_STYLE / "jax_references", ["210"], tmp_path, 2)
+    job = next(j for j in plan.jobs if j.kind == "reference_jax")
+    assert (job.id, job.language, job.expect) == ("210_row_max/reference_jax/reference/jax",
+                                                  "jax", "pass")  # fmt: skip
+    options = SuiteOptions(extra_seeds=[1, 2])
+    assert to_job(job, plan, options, perf_phase=False).extra_seeds == [1, 2]
+    solve = import_file(job.source).solve
+    x = jnp.array([[1.0, 5.0, 2.0], [7.0, -1.0, 7.0]])
+    values, indices = solve(x, 2, 3)
+    assert values.tolist() == [5.0, 7.0] and indices.tolist() == [1, 0]
+    assert not [j for j in plan_from_tree(PUBLIC_STYLE, ["202"], tmp_path, 2).jobs
+                if j.kind == "reference_jax"]  # fmt: skip
+
+
+def test_the_public_set_proof_orders_the_references_before_the_slow_starters():
+    import importlib.util
+
+    from generator.judge.plan import PlanJob
+
+    spec = importlib.util.spec_from_file_location(
+        "public_set_proof", ROOT / "benchmarks" / "public_set_proof.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    jobs = [PlanJob(f"x/{kind}/{language}", "x", kind, "n", language, "f", "pass")
+            for kind, language in [("starter", "cute"), ("starter", "pytorch"),
+                                   ("reference_jax", "jax"), ("starter", "mojo"),
+                                   ("derived", "pytorch"), ("build", "cuda")]]  # fmt: skip
+    ordered = [j.id for j in sorted(jobs, key=module.proof_order)]
+    assert ordered == ["x/build/cuda", "x/derived/pytorch", "x/reference_jax/jax",
+                       "x/starter/pytorch", "x/starter/mojo", "x/starter/cute"]  # fmt: skip
