@@ -82,8 +82,10 @@ _ROWS = [
           "bfloat16", "bfloat16", limits=(-_BF16, _BF16), significand_bits=8),
     DType("int8", 1, "int", "int8", "ctypes.POINTER(ctypes.c_int8)", "int8_t", None, "Int8", None,
           "cutlass.Int8", "int8", None, None, "int8", "int8", limits=(-(2**7), 2**7 - 1)),
-    DType("uint8", 1, "int", "uint8", "ctypes.POINTER(ctypes.c_uint8)", "uint8_t", None, "UInt8",
-          None, "cutlass.Uint8", "uint8", None, None, "uint8", "uint8", limits=(0, 2**8 - 1)),
+    # CUDA 13's cuda_runtime.h declares int8_t but not uint8_t: stdint.h, as the public set has it
+    DType("uint8", 1, "int", "uint8", "ctypes.POINTER(ctypes.c_uint8)", "uint8_t", "stdint.h",
+          "UInt8", None, "cutlass.Uint8", "uint8", None, None, "uint8", "uint8",
+          limits=(0, 2**8 - 1)),
     DType("int32", 4, "int", "int32", "ctypes.POINTER(ctypes.c_int)", "int", None, "Int32",
           "cute.Int32", "cutlass.Int32", "int32", "int", "ctypes.c_int", "int32", "int32",
           limits=(-(2**31), 2**31 - 1)),

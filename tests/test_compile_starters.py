@@ -196,3 +196,23 @@ def test_challenge_py_runs_on_cpu(directory: Path):
     tensors = [v for v in performance.values() if torch.is_tensor(v) or hasattr(v, "shape")]
     size = sum(math.prod(v.shape) * _itemsize(v) for v in tensors)
     assert 0 < size <= 3.2e9
+
+
+@pytest.mark.slow
+def test_every_dtype_of_the_table_compiles_in_a_cuda_starter(tmp_path: Path):
+    """Each dtype's CUDA type with the header the one table names for it, as a starter declares
+    it (CUDA 13's cuda_runtime.h declares int8_t but not uint8_t: public 7 kept `unsigned char`)."""
+    from generator.dtypes import DTYPES
+
+    nvcc = shutil.which("nvcc")
+    assert nvcc, "nvcc is required (CUDA 13.0 toolkit)"
+    lines = sorted({f"#include <{d.cuda_include}>" for d in DTYPES.values() if d.cuda_include})
+    lines.append("#include <cuda_runtime.h>")
+    for index, dtype in enumerate(DTYPES.values()):
+        lines.append(f"__global__ void k{index}({dtype.cuda}* x) {{}}")
+        lines.append(f'extern "C" void solve{index}({dtype.cuda}* x) {{ k{index}<<<1, 1>>>(x); }}')
+    source = tmp_path / "dtypes.cu"
+    source.write_text("\n".join(lines) + "\n")
+    done = subprocess.run([nvcc, "-c", str(source), "-o", str(tmp_path / "dtypes.o")],
+                          capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert done.returncode == 0, done.stderr
