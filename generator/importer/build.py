@@ -50,13 +50,14 @@ from generator.importer.trace import (
     output_start,
     run_cases,
 )
+from generator.importer.specfile import built_spec, verify_written
 from generator.importer.writer import dump_spec
 from generator.languages import LANGUAGES, SigParam
 from generator.naming import DIFFICULTIES, MODELINE, SLUG_RE, URL_NAME_RE
 from generator.page.vocabulary import example_titles
 from generator.render import CORE_BASE, challenge_dir, render_challenge, render_core, render_page
 from generator.resources import template_dir
-from generator.spec import SpecErrors, load_spec
+from generator.spec import SpecErrors
 from generator.spec import shapes as shape_exprs
 from generator.spec.derived import is_size
 from generator.spec.model import EXAMPLE_DRAW_KINDS, HELPER_MODULES, REFERENCE_OUTPUTS
@@ -781,8 +782,19 @@ def import_challenge(
             )
     keep = page_text if written_examples else None
     before = copy.deepcopy(report)
-    result = _finish(read, data, spec_name, svg_name, page.svg, keep, report)
-    return _exact_inputs(read, data, spec_name, svg_name, page.svg, keep, before, result)
+    finished = _finish(read, data, spec_name, svg_name, page.svg, keep, report)
+    finished = _exact_inputs(read, data, spec_name, svg_name, page.svg, keep, before, finished)
+    result = finished.result
+    verify_written(result.spec_text, spec_name, svg_name, page.svg, finished.files)
+    return result
+
+
+@dataclass
+class _Finished:
+    """An import's outcome and the files its spec (built in memory) renders."""
+
+    result: ImportResult
+    files: Dict[str, str]
 
 
 def _exact_inputs(
@@ -793,8 +805,8 @@ def _exact_inputs(
     svg_text: Optional[str],
     page_text: Optional[str],
     before: Report,
-    result: ImportResult,
-) -> ImportResult:
+    finished: "_Finished",
+) -> "_Finished":
     """Every case the regenerated challenge.py does not reproduce (inputs, reference results)
     gets its inputs as the original's own torch calls (coded.py): first keeping the inputs that
     are one plain draw as distributions, then all as code. A challenge still not reproduced is
@@ -802,7 +814,7 @@ def _exact_inputs(
     codable = coded.labels_of(read.run, read.names)
     done: Dict[str, coded.Coded] = {}
     for keep in (True, False):
-        wrong = _inexact(result) + [
+        wrong = _inexact(finished.result) + [
             label
             for label in codable
             if label != coded.EXAMPLE
@@ -810,7 +822,7 @@ def _exact_inputs(
         ]
         wrong = list(dict.fromkeys(wrong))
         if not wrong:
-            return result
+            return finished
         # an example is written as code only where it is drawn (its page shows no values)
         fixable = [
             label
@@ -842,9 +854,10 @@ def _exact_inputs(
                 "example: its code draws as the original's generate_example_test does, from the "
                 "stream the judge seeds (P018 tolerated)"
             )
-        result = _finish(read, data, spec_name, svg_name, svg_text, page_text, report)
+        finished = _finish(read, data, spec_name, svg_name, svg_text, page_text, report)
+    result = finished.result
     if not _inexact(result):
-        return result
+        return finished
     problems = result.equivalence.problems()
     reasons = problems or [f"case {label}: {why}" for label, why in _approximations(result)]
     raise ImportFailure(f"the regenerated challenge.py is not equivalent: {reasons[0]}")
@@ -1317,13 +1330,10 @@ def _keep_written_examples(
     the report's note for each one kept."""
     notes: List[str] = []
     examples = data["examples"] or [data["example"]]
-    with tempfile.TemporaryDirectory(prefix="chgen-import-page-") as tmp:
-        root = Path(tmp)
-        spec_path = _write_spec(root, data, spec_name, svg_name, svg_text)
-        try:
-            rendered = render_page(load_spec(spec_path, root))
-        except Exception:  # noqa: BLE001 - the main pass reports why the spec fails
-            return notes
+    try:
+        rendered = render_page(built_spec(data, spec_name, svg_name, svg_text))
+    except Exception:  # noqa: BLE001 - the main pass reports why the spec fails
+        return notes
     if rendered == page_text:
         return notes
     written = read_page_facts(page_text)
@@ -1366,7 +1376,7 @@ def _page_contradicts_example(
     with tempfile.TemporaryDirectory(prefix="chgen-import-display-") as tmp:
         root = Path(tmp)
         try:
-            loaded = load_spec(_write_spec(root, data, spec_name, svg_name, svg_text), root)
+            loaded = built_spec(data, spec_name, svg_name, svg_text)
             files = render_challenge(loaded)
         except Exception:  # noqa: BLE001 - the main pass reports why the spec fails
             return None
@@ -1563,21 +1573,6 @@ def _fill_unknown_performance(perf_case, perf, params, defaults, report) -> None
             )
 
 
-def _write_spec(
-    root: Path,
-    data: Dict[str, Any],
-    spec_name: str,
-    svg_name: Optional[str],
-    svg_text: Optional[str],
-) -> Path:
-    """The spec as `chgen import` writes it (and its sidecar SVG) in `root`, to load it back."""
-    spec_path = root / spec_name
-    spec_path.write_text(dump_spec(data, []), encoding="utf-8")
-    if svg_name:
-        (root / svg_name).write_text(svg_text + "\n", encoding="utf-8")
-    return spec_path
-
-
 def _finish(
     read: _Read,
     data: Dict[str, Any],
@@ -1586,19 +1581,19 @@ def _finish(
     svg_text: Optional[str],
     page_text: Optional[str],
     report: Report,
-) -> ImportResult:
+) -> _Finished:
     """Load and render the spec like any other; keep the original starters that differ where
     no rule objects (and render again); compare everything with the originals. With
     `page_text`, the page it renders must show every word that page shows (else the challenge
     is refused, naming what would be lost)."""
     with tempfile.TemporaryDirectory(prefix="chgen-import-") as tmp:
         root = Path(tmp)
-        loaded, files = _load_and_render(root, data, spec_name, svg_name, svg_text)
+        loaded, files = _load_and_render(data, spec_name, svg_name, svg_text)
         outcomes = _kept_starters(read, files, challenge_dir(loaded.spec), report)
         kept = {key: o.text for key, o in outcomes.items() if o.text is not None}
         if kept:
             data["kept_starters"] = kept
-            loaded, files = _load_and_render(root, data, spec_name, svg_name, svg_text)
+            loaded, files = _load_and_render(data, spec_name, svg_name, svg_text)
         generate_errors: List[str] = []
         # Here, in the import worker (generator/importer/isolated.py: its own process, killed past
         # its time limit), the challenge's own code has already run; its example is verified in
@@ -1634,33 +1629,34 @@ def _finish(
     origin = f"{loaded.spec.difficulty}/{read.directory.name}"
     header = [MODELINE[2:], f"{loaded.spec.name}: imported by `chgen import` from {origin}."]
     header += [f"chgen import: {line}" for line in report.lines()]
-    return ImportResult(
-        spec_name,
-        dump_spec(data, header),
-        svg_name,
-        svg_text,
-        report,
-        identical,
-        equivalence,
-        read.names,
-        generate_errors,
-        page_parts(data),
-        py_changes,
-        {o.name: o.status for o in outcomes.values()},
+    return _Finished(
+        ImportResult(
+            spec_name,
+            dump_spec(data, header),
+            svg_name,
+            svg_text,
+            report,
+            identical,
+            equivalence,
+            read.names,
+            generate_errors,
+            page_parts(data),
+            py_changes,
+            {o.name: o.status for o in outcomes.values()},
+        ),
+        files,
     )
 
 
 def _load_and_render(
-    root: Path,
     data: Dict[str, Any],
     spec_name: str,
     svg_name: Optional[str],
     svg_text: Optional[str],
 ) -> Tuple[Any, Dict[str, str]]:
-    """The spec written into `root`, loaded and rendered as `chgen generate` would."""
-    spec_path = _write_spec(root, data, spec_name, svg_name, svg_text)
+    """The spec built in memory, validated and rendered as `chgen generate` would."""
     try:
-        loaded = load_spec(spec_path, root)
+        loaded = built_spec(data, spec_name, svg_name, svg_text)
     except SpecErrors as exc:
         raise ImportFailure(
             "the spec written does not load (not representable):\n"
