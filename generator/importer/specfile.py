@@ -19,7 +19,7 @@ from pydantic import ValidationError
 from generator.importer.report import ImportFailure
 from generator.importer.writer import dump_spec, plain
 from generator.naming import SPEC_NAME_RE
-from generator.render import render_challenge
+from generator.render import render_challenge, render_core
 from generator.spec import SpecErrors, load_spec
 from generator.spec.model import Spec
 from generator.spec.read import LoadedSpec
@@ -139,3 +139,12 @@ def verify_written(
             f"the spec written renders {differing[0]} otherwise than the spec built (a chgen "
             "import bug; report it)"
         )
+
+
+def write_tree(tree: Path, loaded: Any, files: Dict[str, str]) -> str:
+    """The rendered challenge and the base class under `tree`; the challenge's folder in it."""
+    for path, text in {**render_core(), **files}.items():
+        target = tree / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+    return f"challenges/{loaded.spec.difficulty}/{loaded.spec.dir_name}"
