@@ -17,7 +17,7 @@ from generator.importer.trace import ChallengeLoadError, Run, load_challenge, ru
 from generator.languages import LANGUAGES
 from generator.naming import DIFFICULTIES, SLUG_RE
 from generator.resources import template_dir
-from generator.spec import shapes as shape_exprs
+from generator.spec.derived import size_names_among
 
 DIR_RE = re.compile(r"^(\d+)_(\w+)$")
 
@@ -112,15 +112,8 @@ def read_original(directory: Path, seed: int, report: Report) -> Read:
             report.note(
                 f"case {label} passes {', '.join(extra)}, which solve does not take; dropped"
             )
-    used = {
-        n
-        for p in params
-        if p.is_tensor
-        for shape in [p.shape, *p.case_shapes.values()]
-        for d in shape
-        for n in shape_exprs.names(shape_exprs.dimension(d))
-    }
-    sizes = [p.name for p in params if not p.is_tensor and p.name in used]
+    every = [shape for p in params if p.is_tensor for shape in [p.shape, *p.case_shapes.values()]]
+    sizes = list(size_names_among(params, every))
     findings = run_checks([directory], Options()).findings
     if source.reference_jax is not None:
         findings += _jax_reference_findings(directory)
