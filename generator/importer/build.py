@@ -1,24 +1,25 @@
 """`chgen import`: a challenge directory of the public layout -> a spec that regenerates it.
 
+This module only assembles: the original is read (original), each section of the spec is built
+where its job lives (reference, cases, performance, examples, scaffold, page_kept) into one
+SpecDraft (draft), which is validated and rendered in memory while the import decides (verify,
+exact), then written as YAML once and verified once by loading and rendering that text (specfile).
 The pieces come from where they live: attributes, signature spellings, the reference body and case
 names from challenge.py's source (pyast); the cases from running it on the CPU (trace, infer); texts
 and the example as shown from challenge.html (html); an easy challenge's scaffold from starter.cu
-(starters). A case keeps the torch.manual_seed called right before it, how its outputs start
-(torch.empty, zeros, full: the example's start is the spec's prefill, a case's own where it
-differs) and whether it is written with the base class's descriptors. The spec is then loaded and
-rendered like any other, every rendered file is compared with its original, and the two
-challenge.py files are checked for equivalence; whatever differs is in the report.
+(starters). Every rendered file is compared with its original and the two challenge.py files are
+checked for equivalence; whatever differs is in the report.
 """
 
 from __future__ import annotations
 
 import copy
 from pathlib import Path
-from typing import Any, Dict
 
 from generator.importer import html as page_reader
 from generator.importer import starters
-from generator.importer.cases import case_entry, case_form, case_shapes, read_cases, same_form
+from generator.importer.cases import case_entry, read_cases
+from generator.importer.draft import SpecDraft
 from generator.importer.exact import exact_inputs
 from generator.importer.examples import read_examples
 from generator.importer.original import STARTERS, locate, read_original
@@ -30,12 +31,7 @@ from generator.importer.page_kept import (
     page_form,
     squeeze_batches_of_one,
 )
-from generator.importer.performance import (
-    bullet_layout,
-    check_performance_bullet,
-    min_bytes_of,
-    written_bullet,
-)
+from generator.importer.performance import check_performance_bullet, performance_section
 from generator.importer.reference import (
     attributes,
     latex_labels,
@@ -99,72 +95,53 @@ def import_challenge(
             "challenge.html: the Implementation Requirements are no list; the spec keeps the "
             "section's HTML as the page writes it (requirements)"
         )
-    min_bytes = min_bytes_of(read.params)
-    report.note(
-        "performance.min_bytes is not in the tree: set to every tensor read or written once "
-        f"({min_bytes}); adjust it"
+    performance, constraints, bullet_rule = performance_section(
+        read, perf_case, defaults, found.prefill, page, page_text, report
     )
-    performance: Dict[str, Any] = {"scalars": perf_case.scalars}
-    performance.update(bullet_layout(read.params, page_text, page))
-    constraints, bullet_rule = written_bullet(read.params, perf_case, page, performance, report)
-    perf_inputs = {
-        k: v
-        for k, v in perf_case.inputs.items()
-        if not same_form(defaults.get("inputs", {}).get(k), v)
-    }
-    if perf_inputs:
-        performance["inputs"] = perf_inputs
-    performance["min_bytes"] = min_bytes
-    if case_shapes(read.params, "performance"):
-        performance["shapes"] = case_shapes(read.params, "performance")
-    performance.update(case_form(perf_case, found.prefill))
-    if read.source.performance_note:
-        performance["note"] = read.source.performance_note
     svg_name = f"{challenge_id}_{slug}.svg" if page.svg and not inline_svg else None
-    data: Dict[str, Any] = {
-        "id": challenge_id,
-        "slug": slug,
-        "directory": None if directory.name == f"{challenge_id}_{slug}" else directory.name,
-        "name": attrs["name"],
-        "difficulty": difficulty,
-        "access_tier": attrs["access_tier"],
-        "num_gpus": attrs["num_gpus"],
-        "atol": attrs["atol"],
-        "rtol": attrs["rtol"],
-        "signature": signature_entries(read.params, latex_labels(read.params, read.sizes, page)),
-        "reference_helpers": reference_helpers(read.source),
-        "reference": reference,
+    draft = SpecDraft(
+        spec_name=f"{challenge_id}_{slug}.yaml",
+        svg_name=svg_name,
+        svg_text=page.svg,
+        id=challenge_id,
+        slug=slug,
+        directory=None if directory.name == f"{challenge_id}_{slug}" else directory.name,
+        name=attrs["name"],
+        difficulty=difficulty,
+        access_tier=attrs["access_tier"],
+        num_gpus=attrs["num_gpus"],
+        atol=attrs["atol"],
+        rtol=attrs["rtol"],
+        signature=signature_entries(read.params, latex_labels(read.params, read.sizes, page)),
+        reference_helpers=reference_helpers(read.source),
+        reference=reference,
         **reference_jax_fields(read.source, read.params, report),
-        "description": page.description + "\n",
-        "svg": svg_name or (page.svg + "\n" if page.svg else None),
-        "after_svg": page.after_svg + "\n" if page.after_svg else None,
-        "requirements": requirements,
-        "constraints": constraints,
-        "example": examples[0] if len(examples) == 1 else None,
-        "examples": examples if len(examples) > 1 else None,
-        "prefill": None if found.prefill == "empty" else found.prefill,
-        "scaffold": scaffold,
-        "starter_helpers": starter_helpers or None,
-        "exploded_solve": exploded_solve(starter_texts, report) or None,
-        "defaults": defaults or None,
-        "functional": [
-            case_entry(c, defaults, read.sizes, read.params, found.prefill) for c in cases
-        ],
-        "performance": performance,
-        "page": page_form(page, len(examples), item_count(requirements), report),
-        "sections": page.sections or None,
-        "tolerated_rules": original_rule_codes(read, page_text, report, bullet_rule) or None,
-    }
-    squeeze_batches_of_one(data, page_text, report)
-    spec_name = f"{challenge_id}_{slug}.yaml"
+        description=page.description + "\n",
+        svg=svg_name or (page.svg + "\n" if page.svg else None),
+        after_svg=page.after_svg + "\n" if page.after_svg else None,
+        requirements=requirements,
+        constraints=constraints,
+        examples=examples,
+        prefill=None if found.prefill == "empty" else found.prefill,
+        scaffold=scaffold,
+        starter_helpers=starter_helpers or None,
+        exploded_solve=exploded_solve(starter_texts, report) or None,
+        defaults=defaults or None,
+        functional=[case_entry(c, defaults, read.sizes, read.params, found.prefill) for c in cases],
+        performance=performance,
+        page=page_form(page, len(examples), item_count(requirements), report),
+        sections=page.sections or None,
+        tolerated_rules=original_rule_codes(read, page_text, report, bullet_rule) or None,
+    )
+    squeeze_batches_of_one(draft, page_text, report)
     if written_examples:
-        kept = keep_written_examples(page_text, data, spec_name, svg_name, page.svg)
+        kept = keep_written_examples(page_text, draft)
         for note in kept:
             report.note(note)
-        wrong = kept and page_contradicts_example(data, spec_name, svg_name, page.svg)
+        wrong = kept and page_contradicts_example(draft)
         if wrong:
             # the author's text is kept as written, and so is its mistake: D001 is tolerated
-            data["tolerated_rules"] = sorted({*(data["tolerated_rules"] or []), "D001"})
+            draft.tolerate("D001")
             report.note(
                 f"challenge.html: the page's example shows values its own challenge.py does not "
                 f"produce (D001 {wrong}); the spec keeps the page's text and tolerates D001: "
@@ -172,8 +149,8 @@ def import_challenge(
             )
     keep = page_text if written_examples else None
     before = copy.deepcopy(report)
-    finished = finish(read, data, spec_name, svg_name, page.svg, keep, report)
-    finished = exact_inputs(read, data, spec_name, svg_name, page.svg, keep, before, finished)
+    finished = finish(read, draft, keep, report)
+    finished = exact_inputs(read, draft, keep, before, finished)
     result = finished.result
-    verify_written(result.spec_text, spec_name, svg_name, page.svg, finished.files)
+    verify_written(result.spec_text, draft, finished.files)
     return result

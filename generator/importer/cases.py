@@ -1,5 +1,7 @@
 """The spec's cases: the functional cases, the performance case, the defaults they share and the
-spec-wide prefill, from the traced runs."""
+spec-wide prefill, from the traced runs. A case keeps the torch.manual_seed called right before
+it, how its outputs start (torch.empty, zeros, full: the example's start is the spec's prefill, a
+case's own where it differs) and whether it is written with the base class's descriptors."""
 
 from __future__ import annotations
 

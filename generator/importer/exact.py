@@ -7,6 +7,7 @@ import copy
 from typing import Any, Dict, List, Optional, Tuple
 
 from generator.importer import coded
+from generator.importer.draft import SpecDraft
 from generator.importer.original import Read
 from generator.importer.replay import ReplayError
 from generator.importer.report import ImportFailure, Report
@@ -17,10 +18,7 @@ from generator.spec.model import REFERENCE_OUTPUTS
 
 def exact_inputs(
     read: Read,
-    data: Dict[str, Any],
-    spec_name: str,
-    svg_name: Optional[str],
-    svg_text: Optional[str],
+    draft: SpecDraft,
     page_text: Optional[str],
     before: Report,
     finished: "Finished",
@@ -36,7 +34,7 @@ def exact_inputs(
             label
             for label in codable
             if label != coded.EXAMPLE
-            and coded.draws_differ(read.run, read.params, read.names, label, _forms(data, label))
+            and coded.draws_differ(read.run, read.params, read.names, label, _forms(draft, label))
         ]
         wrong = list(dict.fromkeys(wrong))
         if not wrong:
@@ -45,11 +43,11 @@ def exact_inputs(
         fixable = [
             label
             for label in wrong
-            if label in codable and (label != coded.EXAMPLE or _example_is_drawn(data))
+            if label in codable and (label != coded.EXAMPLE or _example_is_drawn(draft))
         ]
         if not fixable:
             break
-        data = copy.deepcopy(data)
+        draft = copy.deepcopy(draft)
         for label in fixable:
             try:
                 done[label] = coded.code_inputs(
@@ -59,7 +57,7 @@ def exact_inputs(
                 raise ImportFailure(
                     f"case {label}: its inputs cannot be written as code: {exc}"
                 ) from None
-            _place_code(data, label, done[label])
+            _place_code(draft, label, done[label])
         report = copy.deepcopy(before)
         for label in done:
             report.withdraw(label)
@@ -67,12 +65,12 @@ def exact_inputs(
                 f"case {label}: its inputs are made by the original's own torch calls (code)"
             )
         if coded.EXAMPLE in done and done[coded.EXAMPLE].draws:
-            data["tolerated_rules"] = sorted(set(data.get("tolerated_rules") or []) | {"P018"})
+            draft.tolerate("P018")
             report.note(
                 "example: its code draws as the original's generate_example_test does, from the "
                 "stream the judge seeds (P018 tolerated)"
             )
-        finished = finish(read, data, spec_name, svg_name, svg_text, page_text, report)
+        finished = finish(read, draft, page_text, report)
     result = finished.result
     if not inexact(result):
         return finished
@@ -81,18 +79,18 @@ def exact_inputs(
     raise ImportFailure(f"the regenerated challenge.py is not equivalent: {reasons[0]}")
 
 
-def _example_is_drawn(data: Dict[str, Any]) -> bool:
-    example = data["example"] or data["examples"][0]
+def _example_is_drawn(draft: SpecDraft) -> bool:
+    example = draft.examples[0]
     return example.get("outputs") == REFERENCE_OUTPUTS
 
 
-def _forms(data: Dict[str, Any], label: str) -> Dict[str, Any]:
+def _forms(draft: SpecDraft, label: str) -> Dict[str, Any]:
     """The spec forms of a case's inputs (its own over the defaults)."""
     if label == coded.PERFORMANCE:
-        own = data["performance"].get("inputs", {})
+        own = draft.performance.get("inputs", {})
     else:
-        own = next(e for e in data["functional"] if e["name"] == label).get("inputs", {})
-    return {**((data.get("defaults") or {}).get("inputs") or {}), **own}
+        own = draft.entry(label).get("inputs", {})
+    return {**((draft.defaults or {}).get("inputs") or {}), **own}
 
 
 def inexact(result: ImportResult) -> List[str]:
@@ -109,17 +107,17 @@ def _approximations(result: ImportResult) -> List[Tuple[str, str]]:
     return [(label, why[0]) for label, why in result.report.approximated.items() if why]
 
 
-def _place_code(data: Dict[str, Any], label: str, made: coded.Coded) -> None:
+def _place_code(draft: SpecDraft, label: str, made: coded.Coded) -> None:
     """The coded inputs (and seed) of one case, in the spec data."""
     if label == coded.EXAMPLE:
-        example = data["example"] or data["examples"][0]
+        example = draft.examples[0]
         example["inputs"] = made.inputs
         example.pop("seed", None)  # the code draws from the stream the judge seeds
         return
     if label == coded.PERFORMANCE:
-        entry = data["performance"]
+        entry = draft.performance
     else:
-        entry = next(e for e in data["functional"] if e["name"] == label)
+        entry = draft.entry(label)
     rebuilt: Dict[str, Any] = {}
     for key, value in entry.items():
         if key in ("inputs", "seed"):

@@ -12,6 +12,7 @@ import torch
 from generator.challenge.page import read_page as read_page_facts
 from generator.html import example_form, literal_dims
 from generator.importer import html as page_reader
+from generator.importer.draft import SpecDraft
 from generator.importer.examples import split_explanation
 from generator.importer.original import Read
 from generator.importer.report import Report
@@ -19,14 +20,14 @@ from generator.importer.specfile import built_spec, write_tree
 from generator.render import render_challenge, render_page
 
 
-def squeeze_batches_of_one(data: Dict[str, Any], page_text: str, report: Report) -> None:
+def squeeze_batches_of_one(draft: SpecDraft, page_text: str, report: Report) -> None:
     """A page writing its examples as bmatrix where chgen would write the data in <pre> for a
     [1, 3, 4] tensor among it shows that batch of one as its matrix (page.matrix.squeeze)."""
     from generator.challenge.page import example_forms, read_page
 
     if set(example_forms(read_page(page_text))) != {"bmatrix"}:
         return
-    examples = data["examples"] or [data["example"]]
+    examples = draft.examples
     shown = [
         [
             (name, literal_dims(value), value)
@@ -40,7 +41,7 @@ def squeeze_batches_of_one(data: Dict[str, Any], page_text: str, report: Report)
     if all(example_form(tensors) == "pre" for tensors in shown) and all(
         example_form(tensors, squeeze=True) == "matrix" for tensors in shown
     ):
-        page = data["page"] = dict(data["page"] or {})
+        page = draft.page = dict(draft.page or {})
         page["matrix"] = {**page.get("matrix", {}), "squeeze": True}
         report.note(
             "challenge.html: the example shows each tensor of a batch of one (leading dimensions "
@@ -83,18 +84,15 @@ def original_rule_codes(
 
 def keep_written_examples(
     page_text: str,
-    data: Dict[str, Any],
-    spec_name: str,
-    svg_name: Optional[str],
-    svg_text: Optional[str],
+    draft: SpecDraft,
 ) -> List[str]:
     """Give every example whose section the spec does not render as the page writes it the
     page's data block as its `display` (the explanation too where it is not the block's end);
     the report's note for each one kept."""
     notes: List[str] = []
-    examples = data["examples"] or [data["example"]]
+    examples = draft.examples
     try:
-        rendered = render_page(built_spec(data, spec_name, svg_name, svg_text))
+        rendered = render_page(built_spec(draft))
     except Exception:  # noqa: BLE001 - the main pass reports why the spec fails
         return notes
     if rendered == page_text:
@@ -124,9 +122,7 @@ def keep_written_examples(
     return notes
 
 
-def page_contradicts_example(
-    data: Dict[str, Any], spec_name: str, svg_name: Optional[str], svg_text: Optional[str]
-) -> Optional[str]:
+def page_contradicts_example(draft: SpecDraft) -> Optional[str]:
     """D001's message when the page, with the examples' `display`, shows values the challenge's
     generate_example_test or reference does not produce (the page's own mistake, which
     `chgen generate` would refuse), else None. Runs the challenge's code, as the import worker
@@ -139,7 +135,7 @@ def page_contradicts_example(
     with tempfile.TemporaryDirectory(prefix="chgen-import-display-") as tmp:
         root = Path(tmp)
         try:
-            loaded = built_spec(data, spec_name, svg_name, svg_text)
+            loaded = built_spec(draft)
             files = render_challenge(loaded)
         except Exception:  # noqa: BLE001 - the main pass reports why the spec fails
             return None
@@ -176,13 +172,13 @@ def item_count(requirements: Any) -> int:
     return len(requirements) if isinstance(requirements, list) else 0
 
 
-def page_parts(data: Dict[str, Any]) -> Dict[str, Dict[str, int]]:
+def page_parts(draft: SpecDraft) -> Dict[str, Dict[str, int]]:
     """What the spec keeps of the page, per kind of part: as values (chgen renders it from
     them) or as the author's text; `text_only` counts the examples kept without values."""
-    examples = data["examples"] or [data["example"]]
+    examples = draft.examples
     written = [e for e in examples if "display" in e]
-    bullet = data["performance"].get("bullet", True)
-    requirements = data["requirements"]
+    bullet = draft.performance.get("bullet", True)
+    requirements = draft.requirements
     return {
         "example": {
             "values": len(examples) - len(written),
@@ -190,8 +186,8 @@ def page_parts(data: Dict[str, Any]) -> Dict[str, Dict[str, int]]:
             "text_only": sum("outputs" not in e for e in written),
         },
         "performance bullet": {"values": int(bullet), "text": int(not bullet)},
-        "own section": {"text": len(data["sections"] or [])},
-        "list item": {"text": item_count(requirements) + len(data["constraints"])},
+        "own section": {"text": len(draft.sections or [])},
+        "list item": {"text": item_count(requirements) + len(draft.constraints)},
         "section HTML": {"text": int(isinstance(requirements, str))},
-        "description": {"text": 1 + bool(data["svg"]) + bool(data["after_svg"])},
+        "description": {"text": 1 + bool(draft.svg) + bool(draft.after_svg)},
     }

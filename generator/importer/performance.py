@@ -9,9 +9,11 @@ from generator.challenge.page import BULLET, blank_before_bullet
 from generator.dtypes import lookup
 from generator.html import performance_bullet
 from generator.importer import html as page_reader
-from generator.importer.cases import Case
+from generator.importer.cases import Case, case_form, case_shapes, same_form
 from generator.importer.infer import ParamInfo
+from generator.importer.original import Read
 from generator.importer.report import Report
+from generator.importer.trace import Start
 from generator.spec import shapes as shape_exprs
 from generator.spec.derived import is_size
 
@@ -88,3 +90,39 @@ def bullet_layout(params: List[ParamInfo], text: str, page: page_reader.Page) ->
     elif page.performance and not blank_before_bullet(text):
         layout["blank_line"] = False
     return layout
+
+
+def performance_section(
+    read: Read,
+    perf_case: Case,
+    defaults: Dict[str, Any],
+    prefill: Start,
+    page: page_reader.Page,
+    page_text: str,
+    report: Report,
+) -> Tuple[Dict[str, Any], List[str], Optional[str]]:
+    """The spec's performance case with the page's bullet as the spec writes it; the constraints
+    (the page's bullet kept as the last where chgen would write it otherwise) and the rule the
+    kept bullet breaks, if any (see written_bullet)."""
+    min_bytes = min_bytes_of(read.params)
+    report.note(
+        "performance.min_bytes is not in the tree: set to every tensor read or written once "
+        f"({min_bytes}); adjust it"
+    )
+    performance: Dict[str, Any] = {"scalars": perf_case.scalars}
+    performance.update(bullet_layout(read.params, page_text, page))
+    constraints, bullet_rule = written_bullet(read.params, perf_case, page, performance, report)
+    perf_inputs = {
+        k: v
+        for k, v in perf_case.inputs.items()
+        if not same_form(defaults.get("inputs", {}).get(k), v)
+    }
+    if perf_inputs:
+        performance["inputs"] = perf_inputs
+    performance["min_bytes"] = min_bytes
+    if case_shapes(read.params, "performance"):
+        performance["shapes"] = case_shapes(read.params, "performance")
+    performance.update(case_form(perf_case, prefill))
+    if read.source.performance_note:
+        performance["note"] = read.source.performance_note
+    return performance, constraints, bullet_rule

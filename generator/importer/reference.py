@@ -116,14 +116,14 @@ def reference_jax_fields(
     tensors and the scalars in solve order); empty when there is none or it takes others."""
     jax = source.reference_jax
     if jax is None:
-        return {}
+        return {"reference_jax": None, "exploded_reference_jax": None}
     expected = [p.name for p in params if p.direction != "out"]
     if jax.params != expected:
         report.note(
             f"reference_impl_jax takes ({', '.join(jax.params)}), not the in/inout tensors and "
             f"scalars ({', '.join(expected)}); it is dropped (not representable)"
         )
-        return {}
+        return {"reference_jax": None, "exploded_reference_jax": None}
     module_level = sorted(
         n
         for n in jax.free_names
@@ -135,8 +135,8 @@ def reference_jax_fields(
             f"reference_impl_jax uses module-level {', '.join(module_level)} from challenge.py, "
             "which a spec cannot carry; it is dropped (not representable)"
         )
-        return {}
-    found: Dict[str, Any] = {"reference_jax": jax.body + "\n"}
+        return {"reference_jax": None, "exploded_reference_jax": None}
+    found: Dict[str, Any] = {"reference_jax": jax.body + "\n", "exploded_reference_jax": None}
     if jax.exploded:
         found["exploded_reference_jax"] = True
         report.note("exploded_reference_jax: reference_impl_jax lists one parameter per line")

@@ -16,6 +16,7 @@ from typing import Any, Dict, List, Optional
 
 from pydantic import ValidationError
 
+from generator.importer.draft import SpecDraft
 from generator.importer.report import ImportFailure
 from generator.importer.writer import dump_spec, plain
 from generator.naming import SPEC_NAME_RE
@@ -46,10 +47,10 @@ class _WrittenPositions:
         return getattr(self._positioned(), name)
 
 
-def built_spec(
-    data: Dict[str, Any], spec_name: str, svg_name: Optional[str], svg_text: Optional[str]
-) -> LoadedSpec:
-    """`data` as the model it stands for, with the sidecar SVG as load_spec would read it."""
+def built_spec(draft: SpecDraft) -> LoadedSpec:
+    """The draft as the model it stands for, with the sidecar SVG as load_spec would read it."""
+    data, spec_name = draft.data(), draft.spec_name
+    svg_name, svg_text = draft.svg_name, draft.svg_text
     spec = _validated(data, spec_name, svg_name, svg_text)
     if spec is None:  # the written route names every problem at its line
         return _loaded_from_text(data, spec_name, svg_name, svg_text)
@@ -111,21 +112,14 @@ def _loaded_from_text(
         return load_spec(path, root)
 
 
-def verify_written(
-    text: str,
-    spec_name: str,
-    svg_name: Optional[str],
-    svg_text: Optional[str],
-    built: Dict[str, str],
-) -> None:
+def verify_written(text: str, draft: SpecDraft, built: Dict[str, str]) -> None:
     """Load and render the text written, once, as `chgen generate` reads it; it must render every
     file as the spec built in memory did (else the writer lost something: a chgen bug)."""
     with tempfile.TemporaryDirectory(prefix="chgen-import-verify-") as tmp:
         root = Path(tmp)
         try:
-            files = render_challenge(
-                load_spec(write_files(root, text, spec_name, svg_name, svg_text), root)
-            )
+            path = write_files(root, text, draft.spec_name, draft.svg_name, draft.svg_text)
+            files = render_challenge(load_spec(path, root))
         except SpecErrors as exc:
             raise ImportFailure(
                 "the spec written does not load (not representable):\n"

@@ -11,6 +11,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from generator.challenge.page import describe_losses, text_losses
 from generator.example_check import verify_example
 from generator.importer import starters
+from generator.importer.draft import SpecDraft
 from generator.importer.equivalence import Equivalence, compare
 from generator.importer.original import OPTIONAL_STARTERS, STARTERS, Read
 from generator.importer.page_kept import page_parts
@@ -36,10 +37,7 @@ class Finished:
 
 def finish(
     read: Read,
-    data: Dict[str, Any],
-    spec_name: str,
-    svg_name: Optional[str],
-    svg_text: Optional[str],
+    draft: SpecDraft,
     page_text: Optional[str],
     report: Report,
 ) -> Finished:
@@ -49,12 +47,12 @@ def finish(
     is refused, naming what would be lost)."""
     with tempfile.TemporaryDirectory(prefix="chgen-import-") as tmp:
         root = Path(tmp)
-        loaded, files = load_and_render(data, spec_name, svg_name, svg_text)
+        loaded, files = load_and_render(draft)
         outcomes = kept_starters(read, files, challenge_dir(loaded.spec), report)
         kept = {key: o.text for key, o in outcomes.items() if o.text is not None}
         if kept:
-            data["kept_starters"] = kept
-            loaded, files = load_and_render(data, spec_name, svg_name, svg_text)
+            draft.kept_starters = kept
+            loaded, files = load_and_render(draft)
         generate_errors: List[str] = []
         # Here, in the import worker (generator/importer/isolated.py: its own process, killed past
         # its time limit), the challenge's own code has already run; its example is verified in
@@ -92,16 +90,16 @@ def finish(
     header += [f"chgen import: {line}" for line in report.lines()]
     return Finished(
         ImportResult(
-            spec_name,
-            dump_spec(data, header),
-            svg_name,
-            svg_text,
+            draft.spec_name,
+            dump_spec(draft.data(), header),
+            draft.svg_name,
+            draft.svg_text,
             report,
             identical,
             equivalence,
             read.names,
             generate_errors,
-            page_parts(data),
+            page_parts(draft),
             py_changes,
             {o.name: o.status for o in outcomes.values()},
         ),
@@ -109,15 +107,10 @@ def finish(
     )
 
 
-def load_and_render(
-    data: Dict[str, Any],
-    spec_name: str,
-    svg_name: Optional[str],
-    svg_text: Optional[str],
-) -> Tuple[Any, Dict[str, str]]:
+def load_and_render(draft: SpecDraft) -> Tuple[Any, Dict[str, str]]:
     """The spec built in memory, validated and rendered as `chgen generate` would."""
     try:
-        loaded = built_spec(data, spec_name, svg_name, svg_text)
+        loaded = built_spec(draft)
     except SpecErrors as exc:
         raise ImportFailure(
             "the spec written does not load (not representable):\n"
