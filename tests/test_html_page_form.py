@@ -218,7 +218,7 @@ def test_matrix_gap_and_its_round_trip():
     ],
 )
 def test_the_importer_finds_numbers_again(spec, numbers):
-    from generator.importer.build import _number_pairs
+    from generator.importer.examples import number_pairs
 
     text = with_example_field(spec, f"numbers: {numbers}")
     page = page_of(text)
@@ -228,7 +228,7 @@ def test_the_importer_finds_numbers_again(spec, numbers):
     read = page_reader.read_page(page, outputs, names)
     example = loaded.examples[0]
     entry = {"scalars": example.scalars, "inputs": example.inputs, "outputs": example.outputs}
-    found = page_reader.example_numbers(*_number_pairs(entry, read.examples[0].shown))
+    found = page_reader.example_numbers(*number_pairs(entry, read.examples[0].shown))
     assert found == yaml.safe_load(f"n: {numbers}")["n"]
 
 

@@ -5,7 +5,7 @@ the same seed. Where the regenerated challenge.py then differs from the original
 no distribution for, or draws made in another order), the case's inputs are written as the
 original's own torch calls instead (replay.py): `{code: ...}` inputs, an input that is one plain
 draw keeping its distribution where asked. Which cases that is, and whether the result is then the
-same, the equivalence check says (build.py).
+same, the equivalence check says (exact.py).
 """
 
 from __future__ import annotations

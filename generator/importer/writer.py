@@ -256,15 +256,15 @@ def dump_spec(data: Dict[str, Any], comments: List[str]) -> str:
         raise WriteError(f"fields without a place in the spec layout: {sorted(missing)}")
     text = "\n".join(out) + "\n"
     expected = {k: v for k, v in data.items() if v is not None}
-    if yaml.safe_load(text) != _plain(expected):
+    if yaml.safe_load(text) != plain(expected):
         raise WriteError("the spec written does not read back as the data it was written from")
     return text
 
 
-def _plain(value: Any) -> Any:
+def plain(value: Any) -> Any:
     """What YAML gives back: lists for tuples."""
     if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
+        return {k: plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
+        return [plain(v) for v in value]
     return value

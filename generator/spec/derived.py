@@ -9,7 +9,18 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Dict, FrozenSet, List, Mapping, Optional, Tuple
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Dict,
+    FrozenSet,
+    Iterable,
+    List,
+    Mapping,
+    Optional,
+    Sequence,
+    Tuple,
+)
 
 from generator.dtypes import lookup
 from generator.spec import code_inputs, shapes
@@ -36,7 +47,9 @@ def every_shape(spec: "Spec") -> List[Any]:
     return every
 
 
-def _size_names(spec: "Spec", every: List[Any]) -> Tuple[str, ...]:
+def size_names_among(params: Sequence[Any], every: Iterable[Sequence[Any]]) -> Tuple[str, ...]:
+    """The scalars of `params` that a dimension of `every` shape names, in `params` order: a
+    spec's signature, or the importer's ParamInfo list (anything with `name` and `is_tensor`)."""
     used = set()
     for shape in every:
         for dim in shape:
@@ -44,7 +57,7 @@ def _size_names(spec: "Spec", every: List[Any]) -> Tuple[str, ...]:
                 used.update(shapes.names(shapes.dimension(dim)))
             except shapes.ShapeError:
                 continue
-    return tuple(p.name for p in spec.signature if not p.is_tensor and p.name in used)
+    return tuple(p.name for p in params if not p.is_tensor and p.name in used)
 
 
 def _whole_dimension_sizes(spec: "Spec", every: List[Any]) -> FrozenSet[str]:
@@ -84,7 +97,7 @@ class SpecView:
             inputs=[p for p in tensors if p.direction in ("in", "inout")],
             outputs=[p for p in tensors if p.direction in ("out", "inout")],
             case_names=frozenset(case.name for case in spec.functional),
-            size_names=_size_names(spec, every),
+            size_names=size_names_among(spec.signature, every),
             whole_dimension_sizes=_whole_dimension_sizes(spec, every),
         )
 

@@ -146,13 +146,19 @@ def _file_name_checks(spec: Spec, path: Path, raw: PositionedData) -> List[SpecE
     return []
 
 
+def svg_text(text: str) -> Optional[str]:
+    """`text` as a spec holds an SVG (stripped), or None when it is no `<svg ...>` text."""
+    text = text.strip()
+    return text if text.startswith("<svg") else None
+
+
 def _load_svg(spec: Spec, path: Path, raw: PositionedData) -> Optional[str]:
     """Inline SVG text, or a sidecar file that must sit in the spec's own folder."""
     if spec.svg is None:
         return None
     value = spec.svg.strip()
     where = raw.position(("svg",))
-    if value.startswith("<svg"):
+    if svg_text(value) is not None:
         return value
     if not value.endswith(".svg"):
         raise SpecError(
@@ -173,8 +179,8 @@ def _load_svg(spec: Spec, path: Path, raw: PositionedData) -> Optional[str]:
             f"sidecar SVG {value!r} not found next to the spec",
             "put the file in the spec's folder, or write the '<svg ...>' inline",
         )
-    text = read_text(sidecar, str(Path(raw.file).parent / value)).strip()
-    if not text.startswith("<svg"):
+    text = svg_text(read_text(sidecar, str(Path(raw.file).parent / value)))
+    if text is None:
         raise SpecError(
             where, f"sidecar {value!r} does not start with '<svg'", "give it an SVG file"
         )

@@ -21,7 +21,7 @@ PARSES_OTHER_PYTHON = {
     "spec/rules/code.py": "the spec's reference_jax and reference_helpers",
     "spec/shapes.py": "a shape's dimension expressions (2 * N, (K + 1) // 2) and min_bytes",
     "checks/source.py": "starter files (SourceFile.python)",
-    "importer/build.py": "the assertions chgen writes, to compare them with the dropped ones",
+    "importer/reference.py": "a reference import line; the body (its self uses)",
     "judge/oracle.py": "the spec's reference_helpers, whose `self` methods move onto a stand-in",
     "spec/code_inputs.py": "the spec's `{code: ...}` inputs (the names they bind)",
     "render.py": "the spec's reference (the assertions it already holds)",
