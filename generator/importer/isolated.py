@@ -152,23 +152,6 @@ def serve() -> None:
 # --------------------------------------------------------------------------------- the pool
 
 
-def heaviest_first(directories: Sequence[Path]) -> List[int]:
-    """The order the workers take the directories in: those likely to take longest first, so
-    that no worker is left with a long import at the end while the others idle. A challenge
-    with a reference_impl_jax (checked against its reference on every case, compiled by JAX)
-    comes before one without, a longer challenge.py before a shorter one; only the text is
-    read, nothing of it runs here."""
-
-    def weight(index: int) -> Tuple[bool, int]:
-        try:
-            text = (Path(directories[index]) / "challenge.py").read_bytes()
-        except OSError:
-            return False, 0
-        return b"def reference_impl_jax" in text, len(text)
-
-    return sorted(range(len(directories)), key=weight, reverse=True)
-
-
 @dataclass
 class _Slot:
     process: subprocess.Popen
@@ -235,7 +218,7 @@ class ImportPool:
         progress: Optional[Callable[[Outcome], None]] = None,
     ) -> Iterator[Outcome]:
         """Import every directory; yield the outcomes in the order of `directories`."""
-        pending = heaviest_first(directories)
+        pending = list(range(len(directories)))
         self._readable = sorted({Path(d).resolve().parent for d in directories})
         done: Dict[int, Outcome] = {}
         next_out = 0
