@@ -3,9 +3,10 @@ is the spec author's code.
 
 `verify_examples(specs, rendered)` starts one child per CPU core, at most four (generator/isolation/
 child.py: time and memory limits, bubblewrap where it works), for the whole run, not one per
-spec; each takes every k-th spec, so that a tree of a hundred specs is checked on every core. A
-child loads each spec
-again and calls `example_check.verify_example`, then (given the rendered files)
+spec; each takes a share of the specs, weighed so that the children end together, and a tree of
+a hundred specs is checked on every core. A child first runs the formatter rules on all of its
+share at once (one flake8, one clang-format), then loads each spec again and calls
+`example_check.verify_example`, then (given the rendered files)
 `validation.check_rendered` on them and, for a spec with an oracle, `tolerance_check` (the
 reference against the oracle on every functional case), announcing each spec as a step;
 whatever the reference does there (raise SystemExit or KeyboardInterrupt, call os._exit, loop
@@ -52,7 +53,7 @@ def verify_examples(
             for entry, files in zip(entries, rendered):
                 entry["tree"] = str(Path(scratch).resolve())
                 entry["challenge"] = _challenge_of(files)
-        shards = _shards(len(specs))
+        shards = _shards([_weight(item) for item in specs])
         if len(shards) == 1:
             return _run(specs, entries, readable, shards[0])
         found: Dict[int, List[SpecError]] = {}
@@ -66,11 +67,32 @@ def verify_examples(
 MAX_CHILDREN = 4
 
 
-def _shards(count: int) -> List[List[int]]:
-    """Spec indices per child: every k-th spec, for k children (one per core, MAX_CHILDREN at
-    most, never more than the specs)."""
+def _shards(weights: Sequence[int]) -> List[List[int]]:
+    """Spec indices per child, for k children (one per core, MAX_CHILDREN at most, never more
+    than the specs): the heaviest spec first to the child with the least weight so far, so that
+    the children end together; each child's share in index order."""
+    count = len(weights)
     children = max(1, min(count, os.cpu_count() or 1, MAX_CHILDREN))
-    return [list(range(start, count, children)) for start in range(children)]
+    shards: List[List[int]] = [[] for _ in range(children)]
+    loads = [0] * children
+    for index in sorted(range(count), key=lambda i: weights[i], reverse=True):
+        lightest = loads.index(min(loads))
+        shards[lightest].append(index)
+        loads[lightest] += weights[index]
+    return [sorted(shard) for shard in shards if shard]
+
+
+#: how much more a spec with a reference_jax weighs (JAX compiles it for every case)
+JAX_WEIGHT = 4
+
+
+def _weight(item: "LoadedSpec") -> int:
+    """A guess at a spec's verification time: its size, more with a reference_jax."""
+    try:
+        size = item.path.stat().st_size
+    except OSError:
+        size = 1
+    return size * (JAX_WEIGHT if item.spec.reference_jax is not None else 1)
 
 
 def _entry(item: "LoadedSpec") -> Dict:
@@ -188,8 +210,18 @@ def _child() -> None:
     from generator.spec.read import load_spec_text
     from generator.spec.yamlpos import read_text
     from generator.tolerance_check import check_tolerance
-    from generator.validation import check_rendered
+    from generator.validation import check_rendered, formatter_findings
 
+    trees: Dict[str, List[str]] = {}
+    for entry in job:
+        if "challenge" in entry:
+            trees.setdefault(entry["tree"], []).append(entry["challenge"])
+    # before any spec code runs: flake8 and clang-format once for the job, not once per spec
+    formatted = {
+        (tree, challenge): found
+        for tree, challenges in trees.items()
+        for challenge, found in formatter_findings(Path(tree), challenges).items()
+    }
     for index, entry in enumerate(job):
         child.send({"step": index})
         path = Path(entry["path"])
@@ -199,7 +231,8 @@ def _child() -> None:
             loaded = load_spec_text(read_text(path, entry["display"]), entry["display"], path)
             verify_example(loaded)
             if "challenge" in entry:
-                errors = check_rendered(loaded, Path(entry["tree"]), entry["challenge"])
+                own = formatted[(entry["tree"], entry["challenge"])]
+                errors = check_rendered(loaded, Path(entry["tree"]), entry["challenge"], own)
             if "challenge" in entry and not errors and loaded.spec.oracle is not None:
                 child.send({"step": index})  # the oracle's own time on every case
                 folder = Path(entry["tree"]) / entry["challenge"]

@@ -1,4 +1,4 @@
-"""The real formatters, run once per generated file.
+"""The real formatters, run once per generated text (a process remembers what it formatted).
 
 Generated text must be exactly what black/isort, clang-format and mblack would leave, so that the
 public set's own pre-commit hooks change nothing. black, isort and mblack run in-process;
@@ -11,7 +11,9 @@ import functools
 import shutil
 import subprocess
 import sys
+from collections import OrderedDict
 from pathlib import Path
+from typing import Tuple
 
 LINE_LENGTH = 100
 
@@ -114,5 +116,21 @@ FORMATTERS = {
 }
 
 
+#: the most formatted texts one process remembers (an import renders a challenge several times)
+MEMO_SIZE = 1024
+_memo: "OrderedDict[Tuple[str, str], str]" = OrderedDict()
+
+
 def format_text(formatter: str, text: str, name: str) -> str:
-    return FORMATTERS[formatter](text, name)
+    """`formatter` on `text`, remembered by (formatter, text): the formatters are pure functions of
+    the text at the pinned versions, and the import renders the same text several times per
+    challenge. `name` only words an error, and errors are not remembered."""
+    key = (formatter, text)
+    if key in _memo:
+        _memo.move_to_end(key)
+        return _memo[key]
+    formatted = FORMATTERS[formatter](text, name)
+    _memo[key] = formatted
+    if len(_memo) > MEMO_SIZE:
+        _memo.popitem(last=False)
+    return formatted

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Iterable, List, Optional, Tuple
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 from generator.checks.report import DEFAULT_CASES, Options, Report
 from generator.diagnostic import ERROR, Diagnostic, Position
@@ -35,9 +35,34 @@ _SPEC_FIXES = {
 _MIN_TRACE = 4
 
 
-def check_rendered(loaded: LoadedSpec, tree_root: Path, challenge: str) -> List[Diagnostic]:
+def formatter_findings(tree_root: Path, challenges: Sequence[str]) -> Dict[str, List[Diagnostic]]:
+    """The formatter rules (black/isort, flake8, clang-format, mblack) on every challenge rendered
+    under `tree_root` at once, by challenge folder: flake8 and clang-format then start once for
+    all of them, not once per challenge. A finding of no one challenge (flake8 could not run)
+    belongs to each."""
+    from generator.checks import formatters
+    from generator.checks.source import ChallengeDir, Tree
+
+    report = Report(Options(deep=True, formatters=True))
+    tree = Tree(tree_root, "")
+    formatters.check([ChallengeDir(tree_root / c, c, tree) for c in challenges], report)
+    found: Dict[str, List[Diagnostic]] = {c: [] for c in challenges}
+    for finding in report.findings:
+        owners = [c for c in challenges if finding.path.startswith(f"{c}/")] or list(challenges)
+        for owner in owners:
+            found[owner].append(finding)
+    return found
+
+
+def check_rendered(
+    loaded: LoadedSpec,
+    tree_root: Path,
+    challenge: str,
+    formatted: Optional[List[Diagnostic]] = None,
+) -> List[Diagnostic]:
     """The errors `chgen check --formatters --deep` finds in the challenge rendered under
-    `tree_root`/`challenge` (a tree holding the base class too), at the spec's lines."""
+    `tree_root`/`challenge` (a tree holding the base class too), at the spec's lines;
+    `formatted`: the formatter rules' findings on it, when formatter_findings found them."""
     from generator.checks import challenge_py, deep, formatters, html, layout, starters
     from generator.checks.source import ChallengeDir, Tree
 
@@ -49,7 +74,10 @@ def check_rendered(loaded: LoadedSpec, tree_root: Path, challenge: str) -> List[
     starters.check(ch, model, report)
     html.check(ch, model, report)
     formatters.check_whitespace(ch, report)
-    formatters.check([ch], report)
+    if formatted is None:
+        formatters.check([ch], report)
+    else:
+        report.findings.extend(formatted)
     deep.check_here([ch], {ch.path: model}, report)  # already in the spec-code sandbox
     # L006: a starter left out was not asked for (--languages); the tree keeps its own
     tolerated = set(loaded.spec.tolerated_rules) | {"L006"}

@@ -496,6 +496,13 @@ def _seeded_generator(call: ast.Call, env: Dict[str, ast.expr]) -> bool:
     )
 
 
+def _draws(name: str) -> bool:
+    short = name.split(".")[-1]
+    return (name.startswith("torch.") and short in RANDOM_FUNCTIONS) or (
+        (name.startswith(".") or "." in name) and short in RANDOM_METHODS
+    )
+
+
 def _random_example(model: ChallengePy, report: Report, where: str) -> None:
     method = model.methods.get("generate_example_test")
     if method is None:
@@ -505,13 +512,72 @@ def _random_example(model: ChallengePy, report: Report, where: str) -> None:
         name = call_name(node)
         if name is None:
             continue
-        short = name.split(".")[-1]
         if _seeded_generator(node, env):
             continue  # drawn on a seeded generator of its own: the same values on every run
-        if (
-            (name.startswith("torch.") and short in RANDOM_FUNCTIONS)
-            or (name.startswith(".") or "." in name)
-            and short in RANDOM_METHODS
-        ):
-            line, col = pos(node)
+        line, col = pos(node)
+        if _draws(name):
             report.add("P018", where, line, col, f"`{name.lstrip('.')}(...)` draws random data")
+            continue
+        helper = _own_method(name, model)
+        drawn = helper and _draw_on_every_call(model, helper, {"generate_example_test"})
+        if drawn:
+            report.add(
+                "P018",
+                where,
+                line,
+                col,
+                f"`{name}(...)` draws random data (`{drawn[1].lstrip('.')}(...)` in {drawn[0]})",
+            )
+
+
+def _own_method(name: str, model: ChallengePy) -> Optional[str]:
+    """`helper` for a call `self.helper(...)` of a method the class defines."""
+    if name.startswith("self.") and name[5:] in model.methods:
+        return name[5:]
+    return None
+
+
+#: statements whose expressions run whenever the statements before them have run
+_STRAIGHT = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Expr, ast.Return)
+#: expressions whose parts may not run (or run once per element, perhaps never)
+_MAYBE = (ast.IfExp, ast.Lambda, ast.BoolOp, ast.ListComp, ast.SetComp, ast.DictComp,
+          ast.GeneratorExp)  # fmt: skip
+
+
+def _draw_on_every_call(
+    model: ChallengePy, method: str, seen: Set[str]
+) -> Optional[tuple]:
+    """(method, call) of the first random draw that calling `method` makes whatever its
+    arguments: in its straight-line code (no if, loop, try or nested function), or in a method
+    of the class it calls there. A draw that depends on the arguments (behind an if) is not
+    counted: the example may pass literal values that skip it."""
+    seen = seen | {method}
+    function = model.methods[method]
+    env = assignments(function)
+    body = list(function.body)
+    while body:
+        statement = body.pop(0)
+        if isinstance(statement, ast.With):
+            body[:0] = statement.body
+        if not isinstance(statement, _STRAIGHT):
+            continue
+        for node in _unconditional(statement):
+            name = call_name(node)
+            if name is None or _seeded_generator(node, env):
+                continue
+            if _draws(name):
+                return method, name
+            helper = _own_method(name, model)
+            if helper and helper not in seen:
+                found = _draw_on_every_call(model, helper, seen)
+                if found:
+                    return found
+    return None
+
+
+def _unconditional(node: ast.AST) -> Iterable[ast.AST]:
+    """`node` and the parts of it that run whenever it runs."""
+    yield node
+    for child in ast.iter_child_nodes(node):
+        if not isinstance(child, _MAYBE):
+            yield from _unconditional(child)

@@ -78,6 +78,13 @@ def _line(model: ChallengePy, method: str) -> int:
     return node.lineno if node is not None else 1
 
 
+#: the rules the functional cases (and what follows them) can report: without one of these
+#: selected, the functional and performance cases are not generated
+FUNCTIONAL_RULES = ("D002", "D003", "D004", "D005", "D006", "D007", "D008", "P017")
+#: the rules the performance case can report
+PERFORMANCE_RULES = ("D002", "D003", "D006", "D007")
+
+
 def check_here(
     challenges: Sequence[ChallengeDir],
     models: Dict[Any, Optional[ChallengePy]],
@@ -128,6 +135,9 @@ def _check_one(ch: ChallengeDir, model: ChallengePy, report: Report, torch: Any)
     # functional cases
     cases = None
     runs: List[jax_reference.Run] = []  # what reference_impl wrote, for reference_impl_jax
+    if not report.wants(*FUNCTIONAL_RULES):  # e.g. D001 alone: the example is all it reads
+        problems.flush(where, report)
+        return
     try:
         torch.manual_seed(0)
         with _visible_empty(torch):
@@ -178,6 +188,9 @@ def _check_one(ch: ChallengeDir, model: ChallengePy, report: Report, torch: Any)
     )
     # performance case
     perf = None
+    if not report.wants(*PERFORMANCE_RULES):  # e.g. D008 alone: the functional cases are all
+        problems.flush(where, report)
+        return
     for device in ("meta", "cpu"):
         try:
             instance = cpu if device == "cpu" else _call(cls, path, 1, device=device)
@@ -208,10 +221,12 @@ def _visible_empty(torch: Any):
     originals = torch.empty, torch.empty_like
 
     def fill(tensor: Any) -> Any:
-        if tensor.numel() and tensor.device.type == "cpu" and not tensor.is_complex():
-            with torch.no_grad():
-                pattern = torch.arange(tensor.numel(), dtype=torch.int64) % 7
-                tensor.copy_(pattern.reshape(tensor.shape).to(tensor.dtype))
+        count = tensor.numel()
+        if count and tensor.device.type == "cpu" and not tensor.is_complex():
+            with torch.no_grad():  # 0..6 repeated: the values of arange(count) % 7, no division
+                period = torch.arange(7, dtype=torch.int64).to(tensor.dtype)
+                pattern = period.repeat(-(-count // 7))[:count]
+                tensor.copy_(pattern.reshape(tensor.shape))
         return tensor
 
     torch.empty = lambda *args, **kwargs: fill(originals[0](*args, **kwargs))
