@@ -134,27 +134,42 @@ def derive(challenge_dir: Path, out_dir: Path, key: str, limit: int) -> DerivedP
     return DerivedPlan(source, variants, notes, jax_source)
 
 
-def jax_file(
-    key: str, core: Dict[str, str], challenge: str, taken: List[str], scalars: List[str]
-) -> str:
-    """The JAX solution whose `solve` is challenge.py's reference_impl_jax: it takes the
-    in/inout arrays and the scalars (`taken`, in solve order) and returns the outputs."""
-    lines = [
-        f'"""chgen test: reference_impl_jax of {key} as a JAX solution',
-        '(generator/judge/derived.py)."""',
+def _derived_module(
+    docstring: List[str],
+    core: Dict[str, str],
+    challenge: str,
+    params: List[str],
+    inputs: List[str],
+    outputs: List[str],
+    methods: Dict[str, str],
+) -> List[str]:
+    """The lines every derived file starts with: its docstring and the data its Derived holds."""
+    return docstring + [
         "",
         "from generator.judge.derived_runtime import Derived",
         "",
         "DERIVED = Derived(",
         f"    core={core!r},",
         f"    challenge={challenge!r},",
-        f"    params={taken!r},",
-        "    inputs=[],",
-        "    outputs=[],",
-        "    methods={},",
+        f"    params={params!r},",
+        f"    inputs={inputs!r},",
+        f"    outputs={outputs!r},",
+        f"    methods={methods!r},",
         ")",
-        f"solve = DERIVED.jax_entry({scalars!r})",
     ]
+
+
+def jax_file(
+    key: str, core: Dict[str, str], challenge: str, taken: List[str], scalars: List[str]
+) -> str:
+    """The JAX solution whose `solve` is challenge.py's reference_impl_jax: it takes the
+    in/inout arrays and the scalars (`taken`, in solve order) and returns the outputs."""
+    docstring = [
+        f'"""chgen test: reference_impl_jax of {key} as a JAX solution',
+        '(generator/judge/derived.py)."""',
+    ]
+    lines = _derived_module(docstring, core, challenge, taken, [], [], {})
+    lines.append(f"solve = DERIVED.jax_entry({scalars!r})")
     return "\n".join(lines) + "\n"
 
 
@@ -169,22 +184,12 @@ def derived_file(
     variants: List[str],
 ) -> str:
     """The derived solution file: data, and one solve per variant bound to a Derived."""
-    lines = [
+    docstring = [
         f'"""chgen test: the reference of {key} and mistakes derived from it, as PyTorch',
         "solutions (generator/judge/derived.py): `solve` is the reference, each `solve_<name>` one",
         'mistake."""',
-        "",
-        "from generator.judge.derived_runtime import Derived",
-        "",
-        "DERIVED = Derived(",
-        f"    core={core!r},",
-        f"    challenge={challenge!r},",
-        f"    params={params!r},",
-        f"    inputs={inputs!r},",
-        f"    outputs={outputs!r},",
-        f"    methods={methods!r},",
-        ")",
-        f"solve = DERIVED.entry({REFERENCE!r})",
     ]
+    lines = _derived_module(docstring, core, challenge, params, inputs, outputs, methods)
+    lines.append(f"solve = DERIVED.entry({REFERENCE!r})")
     lines += [f"{entry_name(name)} = DERIVED.entry({name!r})" for name in variants]
     return "\n".join(lines) + "\n"

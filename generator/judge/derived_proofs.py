@@ -57,6 +57,17 @@ def _rows_of(rows: List[Dict[str, Any]], key: str, kind: str) -> Optional[Dict[s
     return next((r for r in rows if r["challenge"] == key and r["kind"] == kind), None)
 
 
+def _outcome(row: Dict[str, Any]) -> Dict[str, Any]:
+    """What a reference's row says: its verdict and the cases and seeds it passed."""
+    return {
+        "verdict": row["verdict"],
+        "ok": row["ok"],
+        "cases": row["cases"],
+        "cases_passed": row["cases_passed"],
+        "seeds": len(row.get("seeds") or []),
+    }
+
+
 def collect_derived(
     key: str, challenge: Any, rows: List[Dict[str, Any]], limit: Optional[int]
 ) -> Dict[str, Any]:
@@ -67,25 +78,12 @@ def collect_derived(
     row = _rows_of(rows, key, "derived")
     timed = _rows_of(rows, key, "reference_solution")
     if row is not None:
-        entry["reference"] = {
-            "verdict": row["verdict"],
-            "ok": row["ok"],
-            "cases": row["cases"],
-            "cases_passed": row["cases_passed"],
-            "seeds": len(row.get("seeds") or []),
-            "message": row["message"],
-        }
+        entry["reference"] = {**_outcome(row), "message": row["message"]}
         entry["audit"] = audit_entry(key, row, limit, failures, warnings)
         entry["mutants"] = mutants_entry(key, challenge, row, warnings)
     jax = _rows_of(rows, key, "reference_jax")
     if jax is not None:  # reference_impl_jax as a JAX solution: its row holds it to pass
-        entry["reference_jax"] = {
-            "verdict": jax["verdict"],
-            "ok": jax["ok"],
-            "cases": jax["cases"],
-            "cases_passed": jax["cases_passed"],
-            "seeds": len(jax.get("seeds") or []),
-        }
+        entry["reference_jax"] = _outcome(jax)
     if timed is not None:
         perf = timed.get("perf") or {}
         entry.setdefault("reference", {})["median_ms"] = perf.get("median_ms")
