@@ -47,8 +47,14 @@ def pickled_planter(path: Path) -> bytes:
 def test_the_channel_refuses_what_is_not_a_message(tmp_path):
     planted = tmp_path / "planted"
     lines = Lines(limit=1000)
-    assert lines.feed(b'{"a": 1}\n{"b"') == [{"a": 1}]
-    assert lines.feed(b": [2]}\n") == [{"b": [2]}]
+    assert list(lines.feed(b'{"a": 1}\n{"b"')) == [{"a": 1}]
+    assert list(lines.feed(b": [2]}\n")) == [{"b": [2]}]
+    # the messages read before a refused line (one read, under load) reach the caller first
+    handled = []
+    with pytest.raises(Refused):
+        for message in Lines(limit=1000).feed(b'{"done": 5}\n{"step": 6}\n\x80\x04 (pickled)\n'):
+            handled.append(message)
+    assert handled == [{"done": 5}, {"step": 6}]
     crafted = [
         pickled_planter(planted) + b"\n",
         pickle.dumps(Planter(planted)) + b"\n",
@@ -59,7 +65,7 @@ def test_the_channel_refuses_what_is_not_a_message(tmp_path):
     ]
     for data in crafted:
         with pytest.raises(Refused):
-            Lines(limit=1000).feed(data)
+            list(Lines(limit=1000).feed(data))
     mine, theirs = socket.socketpair()
     channel = Channel(mine)
     theirs.sendall(pickle.dumps(Planter(planted)) + b"\n")

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import socket
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 #: the largest message of the solution's process (its timing samples are the longest)
 MAX_MESSAGE = 1 << 20
@@ -66,15 +66,19 @@ class Lines:
         self.limit = limit
         self.buffer = bytearray()
 
-    def feed(self, data: bytes) -> List[Dict[str, Any]]:
-        """Add `data`; return the messages it completes (raises Refused)."""
+    def feed(self, data: bytes) -> Iterator[Dict[str, Any]]:
+        """Add `data`; then yield the messages it completes, one at a time, so that a caller has
+        handled every message before a refused line when Refused is raised (a busy reader gets
+        several messages in one read; the last one it handled says which step went wrong)."""
         self.buffer += data
-        found = []
+        return self._complete()
+
+    def _complete(self) -> Iterator[Dict[str, Any]]:
         while True:
             message = self.next()
             if message is None:
-                return found
-            found.append(message)
+                return
+            yield message
 
     def next(self) -> Optional[Dict[str, Any]]:
         """The next complete message, or None until one is (raises Refused)."""
