@@ -185,6 +185,7 @@ def run(args: argparse.Namespace) -> int:
             None if args.stop_after is None else args.stop_after - (time.perf_counter() - STARTED)
         ),
         journal=args.state / "journal.jsonl" if args.state else None,
+        ray=args.ray,
     )
     calls = start_call(args.state)
     log = io.StringIO()
@@ -645,6 +646,12 @@ def parse(argv: Optional[List[str]] = None) -> argparse.Namespace:
         default=None,
         help="a folder kept between calls: the journal of finished jobs (a run given the same "
         "folder again takes up what is left) and each call's seconds",
+    )
+    parser.add_argument(
+        "--ray",
+        default=None,
+        metavar="ADDRESS",
+        help="the jobs on a Ray cluster ('local' starts one here), as chgen test --ray",
     )
     parser.add_argument("--rerun", action="store_true", help="ignore cached results")
     parser.add_argument("--cache", type=Path, default=None, help="the judge's cache folder")

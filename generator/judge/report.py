@@ -202,6 +202,43 @@ def markdown(report: Dict[str, Any]) -> str:
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
+#: what two runs of the same jobs may differ in: when, how long, and where (a Ray address) they ran
+RUN_FIELDS = frozenset({"seconds", "date", "ray"})
+
+
+def without_run_fields(value: Any) -> Any:
+    """A report (or any part of one) without RUN_FIELDS, at every depth: what two runs of the same
+    jobs (here and on a Ray cluster, say) must agree on."""
+    if isinstance(value, dict):
+        return {k: without_run_fields(v) for k, v in value.items() if k not in RUN_FIELDS}
+    if isinstance(value, list):
+        return [without_run_fields(v) for v in value]
+    return value
+
+
+def report_differences(one: Any, other: Any, where: str = "") -> List[str]:
+    """Where two reports differ outside RUN_FIELDS, as paths (`rows[3].verdict: 'pass' != ...`)."""
+    one, other = without_run_fields(one), without_run_fields(other)
+    if isinstance(one, dict) and isinstance(other, dict):
+        found = []
+        for key in sorted(set(one) | set(other), key=str):
+            if key not in one or key not in other:
+                found.append(
+                    f"{where}.{key}: only in {'the second' if key in other else 'the first'}"
+                )
+            else:
+                found += report_differences(one[key], other[key], f"{where}.{key}")
+        return found
+    if isinstance(one, list) and isinstance(other, list):
+        if len(one) != len(other):
+            return [f"{where}: {len(one)} entries != {len(other)}"]
+        found = []
+        for i, (a, b) in enumerate(zip(one, other)):
+            found += report_differences(a, b, f"{where}[{i}]")
+        return found
+    return [] if one == other else [f"{where}: {one!r:.80} != {other!r:.80}"]
+
+
 def write_json(path: Path, report: Dict[str, Any]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(report, indent=1, default=str) + "\n")

@@ -15,6 +15,7 @@ from rich.console import Console
 
 from generator.judge import commands
 from generator.judge.ray_pool import job_from_json, job_to_json
+from generator.judge.report import report_differences, without_run_fields
 from generator.judge.runner import Job
 from tests.judge.common import ROOT
 
@@ -25,8 +26,6 @@ TREE = ROOT / "tests" / "importer" / "fixtures" / "public_style"
 #: takes no GPU), a Python starter, and the derived job (the reference as a solution, the audit,
 #: the derived mistakes), of two challenges
 ONLY = ["*/starter/cuda", "*/build/sm_75/cuda", "*/starter/pytorch", "*/derived/*"]
-#: what differs between two runs of the same jobs: when, how long, and where they ran
-RUN_FIELDS = {"seconds", "date", "ray"}
 TOKEN = Path.home() / ".ray" / "auth_token"
 
 
@@ -58,14 +57,6 @@ def run_args(report: Path, ray: str | None = None, temp: Path | None = None) -> 
 
 def Quiet():
     return Console(file=io.StringIO(), width=200)
-
-
-def without_run_fields(value):
-    if isinstance(value, dict):
-        return {k: without_run_fields(v) for k, v in value.items() if k not in RUN_FIELDS}
-    if isinstance(value, list):
-        return [without_run_fields(v) for v in value]
-    return value
 
 
 def processes_naming(text: str) -> list:
@@ -107,6 +98,14 @@ def test_the_ray_report_is_the_local_report(reports):
     assert {r["verdict"] for r in local["rows"]} >= {"built", "pass"}
     assert ray["meta"]["ray"] == "local" and local["meta"]["ray"] is None
     assert without_run_fields(ray) == without_run_fields(local)
+    assert report_differences(ray, local) == []
+
+
+def test_report_differences_name_the_field_that_differs():
+    one = {"meta": {"date": 1, "ray": None}, "rows": [{"verdict": "pass", "seconds": 1.0}]}
+    other = {"meta": {"date": 2, "ray": "local"}, "rows": [{"verdict": "fail", "seconds": 9.0}]}
+    assert report_differences(one, other) == [".rows[0].verdict: 'pass' != 'fail'"]
+    assert report_differences(one, {"meta": {}, "rows": []}) == [".rows: 1 entries != 0"]
 
 
 def test_ray_jobs_ran_in_the_sandbox_a_local_run_uses(reports):
