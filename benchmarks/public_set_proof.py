@@ -126,7 +126,9 @@ def tree_selection(tree: Path, only: List[str]) -> Optional[List[str]]:
 
 def keep(job: Any, args: argparse.Namespace) -> bool:
     """--skip-builds: no starter that this device can only build (nor a starter's build for each
-    GPU the platform lists); --starters: those languages."""
+    GPU the platform lists); --starters: those languages; --kinds: those kinds of job."""
+    if args.kinds is not None and job.kind not in args.kinds:
+        return False
     if job.kind not in ("starter", "build"):
         return True
     if args.starters is not None and job.language not in args.starters:
@@ -138,6 +140,12 @@ def keep(job: Any, args: argparse.Namespace) -> bool:
     return not (args.skip_builds and args.device == "cpu" and only_builds)
 
 
+def run_cache(args: argparse.Namespace) -> Cache:
+    """The judge's cache for this run: --cache's folder (else the user's), and --rerun judging
+    every job afresh (its results are still stored), as `chgen test --rerun` does."""
+    return Cache(args.cache, reuse=not args.rerun)
+
+
 def run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
@@ -145,7 +153,7 @@ def run(args: argparse.Namespace) -> int:
     from generator.judge.commands import CommandError, TestArgs, parse_seeds, run_suite
     from generator.judge.plan import PlanError
 
-    cache = Cache(args.cache) if args.cache else Cache()
+    cache = run_cache(args)
     try:
         plan, runtime = make_plan(args, cache)
     except (PlanError, BundleError) as exc:
@@ -394,7 +402,7 @@ def summarise(
         "mutation_score_mean": round(statistics.mean(scores), 4) if scores else None,
         "mutation_score_median": round(statistics.median(scores), 4) if scores else None,
         "challenges_with_survivors": sum(1 for c in derived if c["survivors"]),
-        "timed": sum(1 for c in derived if c["reference_ms"] is not None),
+        "timed": sum(1 for c in challenges if c.get("reference_ms") is not None),
         "jobs": report["summary"]["jobs"],
         # left by a call that stopped starting jobs (--stop-after), for a resumed call
         "not_started": sum(1 for r in report["rows"] if r["verdict"] == V.NOT_RUN),
@@ -611,6 +619,12 @@ def parse(argv: Optional[List[str]] = None) -> argparse.Namespace:
         type=lambda t: set(t.split(",")) if t else set(),
         default=None,
         help="only these starter languages, e.g. pytorch,jax",
+    )
+    parser.add_argument(
+        "--kinds",
+        type=lambda t: set(t.split(",")) if t else set(),
+        default=None,
+        help="only these kinds of job, e.g. reference_solution (with --perf: the timed references)",
     )
     parser.add_argument("--mutants", type=int, default=DEFAULT_MUTANTS)
     parser.add_argument("--seeds", default="1", help="a list (0,1,2,3,4) or a count from 0 (5)")

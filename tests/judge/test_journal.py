@@ -50,9 +50,8 @@ def test_a_stopped_run_starts_nothing_and_a_resumed_one_reads_the_journal(tmp_pa
     assert len(journal.read_text().splitlines()) == 1  # a job not run is not journalled
 
 
-def test_the_proof_counts_each_call_a_killed_one_up_to_its_last_job(tmp_path):
-    """benchmarks/public_set_proof.py --state: each call's seconds, a call killed at its limit
-    (no end recorded) counted up to the last job it journalled, and their sum."""
+def load_proof():
+    """benchmarks/public_set_proof.py as a module."""
     import importlib.util
 
     from tests.judge.common import ROOT
@@ -62,6 +61,13 @@ def test_the_proof_counts_each_call_a_killed_one_up_to_its_last_job(tmp_path):
     )
     proof = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(proof)
+    return proof
+
+
+def test_the_proof_counts_each_call_a_killed_one_up_to_its_last_job(tmp_path):
+    """benchmarks/public_set_proof.py --state: each call's seconds, a call killed at its limit
+    (no end recorded) counted up to the last job it journalled, and their sum."""
+    proof = load_proof()
     state = tmp_path / "state"
     first = proof.start_call(state)
     first[0]["started"] -= 100.0  # the first call began 100 s ago and was killed
@@ -75,3 +81,13 @@ def test_the_proof_counts_each_call_a_killed_one_up_to_its_last_job(tmp_path):
     assert killed["killed"] and killed["jobs_finished"] == 1 and 99 < killed["seconds"] < 102
     assert resumed == {"seconds": 20.0, "jobs_finished": 0, "killed": False}
     assert timing["seconds"] == round(killed["seconds"] + 20.0, 1)
+
+
+def test_the_proofs_rerun_judges_afresh(tmp_path):
+    """--rerun reaches the cache the run judges with (a --ray run given --rerun must not read
+    back what a local run just stored)."""
+    proof = load_proof()
+    fresh = proof.run_cache(proof.parse(["--prebuilt", "b", "--rerun", "--cache", str(tmp_path)]))
+    kept = proof.run_cache(proof.parse(["--prebuilt", "b", "--cache", str(tmp_path)]))
+    assert (fresh.reuse, kept.reuse) == (False, True)
+    assert fresh.root == tmp_path.resolve()
