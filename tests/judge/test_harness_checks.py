@@ -252,6 +252,9 @@ def test_the_dispatch_floor_on_the_cpu(tmp_path):
         assert floor[f"{key}_jax_loop_ms"] > 0 and floor[f"{key}_dlpack_loop_ms"] > 0, floor
         assert floor[f"{key}_harness_ms"] == floor[f"{key}_ms"] - floor[f"{key}_jax_loop_ms"]
         assert floor[f"{key}_isolated_ms"] > 0 and floor[f"{key}_stream_ordered"] is False, floor
+        # the buffers imported once, at bind; the per-call exchange is compared on a GPU only
+        assert floor[f"{key}_exchange"] == "bound" and floor[f"{key}_host_call_ms"] > 0, floor
+        assert f"{key}_per_call_ms" not in floor
 
 
 @pytest.mark.slow
