@@ -33,7 +33,7 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Sequence
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -87,19 +87,26 @@ def build(out: Path) -> int:
     return 1 if failed else 0
 
 
-def run(prebuilt: Path, out: Path, device: str, deadline: float) -> int:
+#: The harness checks after the judge run (`run --checks` picks some).
+CHECKS = ("dispatch", "profile")
+
+
+def run(
+    prebuilt: Path, out: Path, device: str, deadline: float, steps: Sequence[str] = CHECKS
+) -> int:
     from benchmarks import gpu_judge
 
     out.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
     code = gpu_judge.run(
-        prebuilt, out, 2, 90.0, device, True, "0",
+        prebuilt, out, 2, 90.0, device, True, "1",
         deadline=deadline, only=list(JOBS), steps=(), timed_only=True,
     )  # fmt: skip
     judged_s = time.monotonic() - started
     checks: Dict[str, Any] = {}
     with open(out / "checks.log", "w") as log:
-        for step, extra in (("dispatch", []), ("profile", ["--prebuilt", str(prebuilt)])):
+        for step in (step for step in CHECKS if step in steps):
+            extra = ["--prebuilt", str(prebuilt)] if step == "profile" else []
             result = out / f"harness-{step}.json"
             command = [sys.executable, str(gpu_judge.HARNESS), step, "--device", device]
             command += ["--json", str(result), "--budget", str(CHECK_BUDGET_S), *extra]
@@ -209,10 +216,12 @@ def main(argv: Optional[List[str]] = None) -> int:
     go.add_argument("--out", type=Path, default=Path(os.environ.get("OUT") or "jax-timing-out"))
     go.add_argument("--device", default="cuda")
     go.add_argument("--deadline", type=float, default=DEADLINE_S)
+    go.add_argument("--checks", default=",".join(CHECKS), help="after the judge run (or none)")
     args = parser.parse_args(argv)
     if args.step == "build":
         return build(args.out.resolve())
-    return run(args.prebuilt.resolve(), args.out.resolve(), args.device, args.deadline)
+    steps = [name.strip() for name in args.checks.split(",") if name.strip() in CHECKS]
+    return run(args.prebuilt.resolve(), args.out.resolve(), args.device, args.deadline, steps)
 
 
 if __name__ == "__main__":

@@ -219,7 +219,7 @@ def _measured_in(figures: Dict[str, Any]) -> str:
 
 #: How the JAX adapter bound a call's buffers (generator/toolchain/bindings.py), in words.
 _EXCHANGES = {
-    "bound": "imported once, JAX's stream made to wait at each call",
+    "bound": "imported once (on a GPU, JAX's stream made to wait at each call)",
     "per_call": "imported and exported at each call",
 }
 

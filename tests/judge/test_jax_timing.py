@@ -45,7 +45,7 @@ def test_the_goals_are_read_from_the_report_and_the_checks():
     assert "143_row_inverse_rms: JAX at 70.0% of copy, goal >= 75%: NOT met" in text
     assert "a timed round's host part 0.6000 ms" in text
     assert "with the per-call exchange (b) 0.3600 ms, (c) 0.0900 ms" in text
-    assert "buffers imported once, JAX's stream made to wait at each call" in text
+    assert "buffers imported once (on a GPU, JAX's stream made to wait at each call)" in text
     assert "profile: not measured (not run)" in text
 
 
