@@ -171,6 +171,7 @@ class CaseCall:
     language: Any  # its adapter (generator.languages)
     params: List[Any]
     values: Dict[str, Any]
+    solve: Any = None  # what the adapter loaded (for JAX: a JaxSolve, rebound per exchange)
 
 
 def load_bound(pj: Any, challenge_dir: Path, device: str, cache: Any) -> tuple:
@@ -201,8 +202,9 @@ def load_case_call(pj: Any, challenge_dir: Path, device: str, cache: Any) -> Cas
         artifact = outcome.artifact
     adapter.prepare_worker()
     case = performance(challenge, params, 0)
-    bound = adapter.load(artifact, params).bind(params, case.values)
-    return CaseCall(f"{adapter.title} {pj.name}", bound, adapter, params, case.values)
+    solve = adapter.load(artifact, params)
+    bound = solve.bind(params, case.values)
+    return CaseCall(f"{adapter.title} {pj.name}", bound, adapter, params, case.values, solve)
 
 
 def crosscheck_one(
@@ -402,13 +404,36 @@ def profile_one(
     # Not isolated: seen ordered (or on the current stream by construction).
     entry: Dict[str, Any] = {"name": call.name, "job": pj.id, "stream_ordered": not isolate}
     entry["isolated_by_judge"] = isolate
-    entry["judge_ms"] = judge_timing(run, device, options, isolate).median_ms
+    # behind its language's cover, what it returned let go of before each call: as judged
+    rounds = partial(measure_rounds_of, call.bound, device, options, language=call.language)
+    entry["judge_ms"] = rounds(isolate=isolate).median_ms
     if not isolate:
-        entry["isolated_ms"] = judge_timing(run, device, options, True).median_ms
+        entry["isolated_ms"] = rounds(isolate=True).median_ms
     entry["host_call_ms"] = host_call_ms(run)
     entry.update(kernels_per_call(run))
     entry["overhead_ms"] = entry["judge_ms"] - entry["kernel_ms"]
+    if getattr(call.bound, "exchange", None) is not None:
+        entry.update(per_call_figures(call, device, options))
     return entry
+
+
+def per_call_figures(call: CaseCall, device: str, options: Any) -> Dict[str, Any]:
+    """A JAX solution's binding (`exchange`) and, on a GPU, the judge's median, stream order and
+    host time of one call with the per-call exchange (the former binding), beside it."""
+    from generator.judge.solver import must_isolate
+    from generator.toolchain.bindings import PER_CALL, JaxSolve
+
+    found: Dict[str, Any] = {"exchange": call.bound.exchange}
+    if not device.startswith("cuda"):
+        return found
+    bound = JaxSolve(call.solve.fn, PER_CALL).bind(call.params, call.values)
+    bound.run()
+    bound.finish()
+    isolate = must_isolate(call.language, bound, call.params, call.values, device, None)
+    found["per_call_stream_ordered"] = not isolate
+    found["per_call_judge_ms"] = measure_rounds_of(bound, device, options, isolate).median_ms
+    found["per_call_host_call_ms"] = host_call_ms(bound.run)
+    return found
 
 
 def profile(prebuilt: Path, job_ids: Sequence[str], device: str, budget_s: float) -> Dict[str, Any]:
@@ -482,12 +507,16 @@ def dispatch_floor(device: str, budget_s: float, folder: Optional[Path] = None) 
     the stream and behind its cover where `{key}_stream_ordered`, else isolated).
     `{key}_harness_ms` is (c) less (a): what the judge adds (negative: the judge times the device
     work and not JAX's dispatch, as it does not time a CUDA launch); `{key}_isolated_ms` is (c)
-    isolated, as the judge timed JAX before its buffers were exchanged on the stream."""
+    isolated; `{key}_host_call_ms` the host time of one bound call (what the stream's cover must
+    hide). `{key}_exchange` says how the adapter bound the buffers (`bound`: imported once, JAX's
+    compute stream made to wait at each call; `per_call`: imported and exported at each call);
+    the `{key}_per_call_*` figures are (b), (c) and the host time with the per-call exchange, the
+    former binding, measured beside it."""
     import torch
 
-    from generator.judge.solver import must_isolate
     from generator.languages import BY_KEY
     from generator.languages.base import SigParam
+    from generator.toolchain.bindings import PER_CALL, JaxSolve, import_file, solve_of
 
     adapter = BY_KEY["jax"]
     params = [SigParam.make("x", "float32", "in", True), SigParam.make("y", "float32", "out", True)]
@@ -505,36 +534,63 @@ def dispatch_floor(device: str, budget_s: float, folder: Optional[Path] = None) 
                 bound = adapter.load(adapter.build(path, Path(tmp), None), params).bind(
                     params, values
                 )
-                bound.run()
-                bound.finish()
-                if not torch.equal(values["y"], values["x"]):
-                    raise RuntimeError("the call did not return its input")
+                found[f"{key}_exchange"] = bound.exchange
                 found[f"{key}_jax_loop_ms"] = jax_loop_ms(path)
-                found[f"{key}_dlpack_loop_ms"] = loop_ms(partial(_waited, bound.run, device))
-                # as the judge times it: ordered with the stream where must_isolate sees so
-                isolate = must_isolate(adapter, bound, params, values, device, None)
-                found[f"{key}_stream_ordered"] = not isolate
-                timing = measure_rounds_of(bound, device, perf_options(budget_s), isolate)
-                found[f"{key}_ms"] = timing.median_ms
-                found["clock"] = timing.clock
-                found[f"{key}_harness_ms"] = timing.median_ms - found[f"{key}_jax_loop_ms"]
+                figures, found["clock"] = _floor_of(key, adapter, bound, values, device, budget_s)
+                found.update(figures)
+                found[f"{key}_harness_ms"] = found[f"{key}_ms"] - found[f"{key}_jax_loop_ms"]
                 # as it was timed before the buffers were exchanged on the stream: isolated
                 isolated = measure_rounds_of(bound, device, perf_options(budget_s), True)
                 found[f"{key}_isolated_ms"] = isolated.median_ms
+                if device.startswith("cuda"):  # the former binding, beside it
+                    per_call = JaxSolve(solve_of(import_file(path), path), PER_CALL)
+                    again = per_call.bind(params, values)
+                    figures, _ = _floor_of(key, adapter, again, values, device, budget_s)
+                    found.update(
+                        {k.replace(key, f"{key}_per_call", 1): v for k, v in figures.items()}
+                    )
             except Exception as exc:  # the other call is still measured
                 found[f"{key}_ms"] = None
                 found[f"{key}_error"] = _one_line(exc)
     return found
 
 
-def measure_rounds_of(bound: Any, device: str, options: Any, isolate: bool = True) -> Any:
-    """(c): the bound call as the judge's rounds time a JAX solution (what the last call
-    returned let go of before each call, off the clock, as the solution's process does), with
-    JAX's cover of the stream when it is not isolated."""
+def _floor_of(
+    key: str, adapter: Any, bound: Any, values: Dict[str, Any], device: str, budget_s: float
+) -> tuple:
+    """(b), (c), stream order and host time of one bound trivial call (dispatch_floor), and the
+    clock (c) was read on."""
+    import torch
+
+    from generator.judge.solver import must_isolate
+    from generator.languages.base import SigParam
+
+    params = [SigParam.make("x", "float32", "in", True), SigParam.make("y", "float32", "out", True)]
+
+    bound.run()
+    bound.finish()
+    if not torch.equal(values["y"], values["x"]):
+        raise RuntimeError("the call did not return its input")
+    found: Dict[str, Any] = {f"{key}_dlpack_loop_ms": loop_ms(partial(_waited, bound.run, device))}
+    # as the judge times it: ordered with the stream where must_isolate sees so
+    isolate = must_isolate(adapter, bound, params, values, device, None)
+    found[f"{key}_stream_ordered"] = not isolate
+    timing = measure_rounds_of(bound, device, perf_options(budget_s), isolate)
+    found[f"{key}_ms"] = timing.median_ms
+    found[f"{key}_host_call_ms"] = host_call_ms(bound.run)
+    return found, timing.clock
+
+
+def measure_rounds_of(
+    bound: Any, device: str, options: Any, isolate: bool = True, language: Any = None
+) -> Any:
+    """The bound call as the judge's rounds time it: what the last call returned let go of
+    before each call, off the clock, as the solution's process does, behind the stream's cover
+    of its language (JAX's by default: (c) of the dispatch floor)."""
     from generator.judge.timing import LAUNCH_COVER_CYCLES, measure_rounds
     from generator.languages import BY_KEY
 
-    cover = BY_KEY["jax"].launch_cover_cycles or LAUNCH_COVER_CYCLES
+    cover = (language or BY_KEY["jax"]).launch_cover_cycles or LAUNCH_COVER_CYCLES
     return measure_rounds(
         bound.run, device, options, isolate, prepare=bound.prepare, cover_cycles=cover
     )

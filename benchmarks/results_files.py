@@ -217,6 +217,13 @@ def _measured_in(figures: Dict[str, Any]) -> str:
     return f" (measured in {figures['measured_in']})" if figures.get("measured_in") else ""
 
 
+#: How the JAX adapter bound a call's buffers (generator/toolchain/bindings.py), in words.
+_EXCHANGES = {
+    "bound": "imported once (on a GPU, JAX's stream made to wait at each call)",
+    "per_call": "imported and exported at each call",
+}
+
+
 def dispatch_floor_line(floor: Dict[str, Any]) -> str:
     """What a trivial jitted JAX call costs: (a) JAX alone in a tight loop, (b) the same loop on
     DLPack-imported torch buffers, (c) timed as the judge times a JAX solution."""
@@ -239,6 +246,16 @@ def dispatch_floor_line(floor: Dict[str, Any]) -> str:
             figures.append(f"the judge's part (c - a) {_ms(floor, key + '_harness_ms')}")
         if floor.get(f"{key}_isolated_ms") is not None:
             figures.append(f"isolated as before {_ms(floor, key + '_isolated_ms')}")
+        if floor.get(f"{key}_host_call_ms") is not None:
+            exchange = floor.get(f"{key}_exchange") or "?"
+            figures.append(f"one call {_ms(floor, key + '_host_call_ms')} on the host "
+                           f"(buffers {_EXCHANGES.get(exchange, exchange)})")  # fmt: skip
+        if floor.get(f"{key}_per_call_ms") is not None:
+            figures.append(
+                f"with the per-call exchange (b) {_ms(floor, key + '_per_call_dlpack_loop_ms')}, "
+                f"(c) {_ms(floor, key + '_per_call_ms')}, one call "
+                f"{_ms(floor, key + '_per_call_host_call_ms')} on the host"
+            )
         parts.append(f"{label}: " + ", ".join(figures))
     where = f" ({shape} float32)" if shape else ""
     return (
@@ -262,6 +279,13 @@ def profile_line(entry: Dict[str, Any]) -> str:
     )
     if entry.get("isolated_ms") is not None:
         line += f"; isolated as before it would time {_ms(entry, 'isolated_ms')}"
+    if entry.get("exchange"):
+        line += f"; buffers {_EXCHANGES.get(entry['exchange'], entry['exchange'])}"
+    if entry.get("per_call_judge_ms") is not None:
+        line += (
+            f"; with the per-call exchange: judge {_ms(entry, 'per_call_judge_ms')}, one call "
+            f"{_ms(entry, 'per_call_host_call_ms')} on the host"
+        )
     return line
 
 

@@ -21,8 +21,12 @@ class Jax(Language):
     tab_order = 3
     runs_on_cpu = True
     own_streams = True
-    # a call imports its buffers, dispatches and exports its results on the host before its
-    # work is queued (about 0.1-0.2 ms): the stream is held busy for about 0.5 ms meanwhile
+    # a call dispatches and exports its results on the host before its work is queued (its
+    # buffers are imported once, at bind; with the per-call exchange, the fallback, 0.3-1 ms
+    # were measured on an H200): the stream is held busy for about 0.5 ms meanwhile. Not sized
+    # from the host time seen at warm-up: host work the cover hides is not timed, so a longer
+    # cover would let a solution compute on the host for free, and the empty calls among the
+    # timed ones, behind the same cover, would outgrow the clock bound's trust (rounds.py)
     launch_cover_cycles = 1_000_000
     packages = ("jax", "jaxlib")
     distributed_refusal = "a jitted solve that returns its outputs cannot join a process group"

@@ -252,6 +252,9 @@ def test_the_dispatch_floor_on_the_cpu(tmp_path):
         assert floor[f"{key}_jax_loop_ms"] > 0 and floor[f"{key}_dlpack_loop_ms"] > 0, floor
         assert floor[f"{key}_harness_ms"] == floor[f"{key}_ms"] - floor[f"{key}_jax_loop_ms"]
         assert floor[f"{key}_isolated_ms"] > 0 and floor[f"{key}_stream_ordered"] is False, floor
+        # the buffers imported once, at bind; the per-call exchange is compared on a GPU only
+        assert floor[f"{key}_exchange"] == "bound" and floor[f"{key}_host_call_ms"] > 0, floor
+        assert f"{key}_per_call_ms" not in floor
 
 
 @pytest.mark.slow
@@ -299,6 +302,10 @@ def test_the_dispatch_floor_on_a_gpu(tmp_path):
     floor = dispatch_floor("cuda", 1.0, tmp_path)
     assert floor["add_ms"] > 0 and floor["pallas_identity_ms"] > 0, floor
     assert floor["clock"] == "cuda_events"
+    for key in ("add", "pallas_identity"):
+        # imported once, ordered through JAX's compute stream, and seen ordered
+        assert floor[f"{key}_exchange"] == "bound" and floor[f"{key}_stream_ordered"], floor
+        assert floor[f"{key}_per_call_stream_ordered"], floor
 
 
 def test_the_checks_come_before_the_judge_run_and_shorten_its_deadline(tmp_path, monkeypatch):
