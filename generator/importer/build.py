@@ -24,7 +24,6 @@ from generator.importer.exact import exact_inputs
 from generator.importer.examples import read_examples
 from generator.importer.original import STARTERS, locate, read_original
 from generator.importer.page_kept import (
-    fix_flagged_page,
     item_count,
     keep_written_examples,
     original_rule_codes,
@@ -70,11 +69,7 @@ def import_challenge(
     found = read_cases(read, report)
     cases, perf_case, defaults = found.functional, found.performance, found.defaults
     reference = reference_text(read.source, read.params, report)
-    page_text, fixed_rules = fix_flagged_page(
-        (directory / "challenge.html").read_text(encoding="utf-8"),
-        [p.name for p in read.params if not p.is_tensor],
-        report,
-    )
+    page_text = (directory / "challenge.html").read_text(encoding="utf-8")
     tensor_inputs = [p.name for p in read.params if p.is_tensor and p.direction != "out"]
     page = page_reader.read_page(
         page_text,
@@ -136,8 +131,7 @@ def import_challenge(
         performance=performance,
         page=page_form(page, len(examples), item_count(requirements), report),
         sections=page.sections or None,
-        tolerated_rules=original_rule_codes(read, page_text, report, bullet_rule, fixed_rules)
-        or None,
+        tolerated_rules=original_rule_codes(read, page_text, report, bullet_rule) or None,
     )
     squeeze_batches_of_one(draft, page_text, report)
     if written_examples:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import tempfile
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Set, Tuple
+from typing import Any, Dict, List, Optional
 
 import torch
 
@@ -49,35 +49,8 @@ def squeeze_batches_of_one(draft: SpecDraft, page_text: str, report: Report) -> 
         )
 
 
-def fix_flagged_page(page_text: str, scalars: List[str], report: Report) -> Tuple[str, Set[str]]:
-    """The original page with the mechanical fixes of the page rules it breaks (H007, H011's
-    order, H012, H013: generator/checks/html_fixes.py), every word a reader sees kept; the codes
-    fixed. The spec then reproduces the fixed page, which `chgen check` passes."""
-    from generator.checks import html_fixes
-
-    fixed: Set[str] = set()
-    text, count = html_fixes.text_underscores(page_text)
-    if count:
-        fixed.add("H007")
-        report.note(f"challenge.html: \\_ inside \\text{{}} written _ ({count} place(s), H007)")
-    text, count = html_fixes.raw_characters(text)
-    if count:
-        fixed.add("H013")
-        report.note(f"challenge.html: raw ≤ ≥ × written &le; &ge; &times; ({count} place(s), H013)")
-    text, codes = html_fixes.bullet_order_and_grouping(text, scalars)
-    if "H011" in codes:
-        report.note("challenge.html: the performance bullet names the sizes in solve order (H011)")
-    if "H012" in codes:
-        report.note("challenge.html: the performance bullet's numbers comma-grouped (H012)")
-    return text, fixed | set(codes)
-
-
 def original_rule_codes(
-    read: Read,
-    page_text: str,
-    report: Report,
-    extra: Optional[str] = None,
-    fixed: Optional[Set[str]] = None,
+    read: Read, page_text: str, report: Report, extra: Optional[str] = None
 ) -> List[str]:
     """The rules `chgen check` (static) finds errors of in the original challenge: the forms it
     keeps, which the spec then tolerates, so that `chgen generate` reproduces them instead of
@@ -100,7 +73,7 @@ def original_rule_codes(
         found.add("H009")
     if extra:
         found.add(extra)
-    codes = sorted(found - (fixed or set()))
+    codes = sorted(found)
     if codes:
         report.note(
             f"the original breaks rule(s) {', '.join(codes)}; the spec tolerates them "

@@ -51,7 +51,7 @@ def starter_scaffolds(
         if variant:
             found[lang.key] = variant
     if found:
-        scaffold["starters"] = {**scaffold.get("starters", {}), **found}
+        scaffold["starters"] = found
         report.note(f"scaffold.starters: the {', '.join(found)} stub and launch as written")
 
 

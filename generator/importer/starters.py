@@ -23,10 +23,6 @@ _KERNEL_RE = re.compile(r"__global__\s+void\s+(\w+)\s*\(")
 _GRID_1D_RE = re.compile(
     r"blocksPerGrid\s*=\s*\(\s*(\w+)\s*\+\s*threadsPerBlock\s*-\s*1\s*\)\s*/\s*threadsPerBlock"
 )
-#: a 1-D launch over an expression of the sizes: `(width * height + threadsPerBlock - 1) / ...`
-_GRID_1D_EXPR_RE = re.compile(
-    r"blocksPerGrid\s*=\s*\(\s*([^;]+?)\s*\+\s*threadsPerBlock\s*-\s*1\s*\)\s*/\s*threadsPerBlock"
-)
 _GRID_2D_RE = re.compile(
     r"blocksPerGrid\s*\(\s*\(\s*(\w+)\s*\+\s*threadsPerBlock\.x\s*-\s*1\s*\)\s*/\s*"
     r"threadsPerBlock\.x\s*,\s*\(\s*(\w+)\s*\+\s*threadsPerBlock\.y\s*-\s*1\s*\)\s*/\s*"
@@ -91,16 +87,6 @@ def scaffold(cuda: Optional[str], sizes: List[str]) -> Tuple[Optional[dict], Lis
         grid = [one_d.group(1)]
     else:
         grid = []
-    if not grid:
-        found = _launch_expression(cuda, sizes)
-        if found is not None:
-            expr, names = found
-            notes.append(f"starter.cu launches over {expr} (scaffold.starters.cuda.grid)")
-            return {
-                "kernel": kernel.group(1),
-                "grid": names[:1],
-                "starters": {"cuda": {"grid": expr}},
-            }, notes
     if not grid or any(g not in sizes for g in grid):
         fallback = sizes[:1]
         notes.append(
@@ -109,23 +95,6 @@ def scaffold(cuda: Optional[str], sizes: List[str]) -> Tuple[Optional[dict], Lis
         )
         grid = fallback
     return {"kernel": kernel.group(1), "grid": grid}, notes
-
-
-def _launch_expression(cuda: str, sizes: List[str]) -> Optional[Tuple[str, List[str]]]:
-    """A 1-D launch over an expression of the sizes (`width * height`), as the spec spells it,
-    and the sizes it names in order; None when the launch counts anything else."""
-    match = _GRID_1D_EXPR_RE.search(cuda)
-    if match is None:
-        return None
-    text = re.sub(r"(?<![/])/(?![/])", "//", match.group(1))  # C's division floors sizes
-    try:
-        expr = shape_exprs.parse(text)
-    except shape_exprs.ShapeError:
-        return None
-    names = list(dict.fromkeys(shape_exprs.names(expr)))
-    if not names or not set(names) <= set(sizes):
-        return None  # a launch over locals of its own: not a form the spec can write
-    return shape_exprs.spelled(expr), names
 
 
 def _solve_params(text: str) -> List[str]:

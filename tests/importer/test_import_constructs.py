@@ -202,28 +202,6 @@ def test_the_import_reads_the_variant_and_the_exploded_solve_from_starters():
     assert not exploded_solve("def solve(a: jax.Array, N: int) -> jax.Array:\n    pass\n")
 
 
-def test_a_cuda_launch_over_an_expression_of_the_sizes_is_carried_to_the_regenerated_starter():
-    """A starter.cu launching over `width * height` (not one size parameter) keeps that count:
-    the scaffold's grid names its first size and `scaffold.starters.cuda.grid` the expression,
-    which the CUDA starter renders back with C's `/`."""
-    from generator.importer.report import Report
-    from generator.importer.scaffold import scaffold_of
-
-    cuda = (
-        "#include <cuda_runtime.h>\n\n__global__ void add(const float* A, int W, int H) {}\n\n"
-        'extern "C" void solve(const float* A, int W, int H) {\n    int threadsPerBlock = 256;\n'
-        "    int blocksPerGrid = (W * H / 2 + threadsPerBlock - 1) / threadsPerBlock;\n}\n"
-    )
-    found = scaffold_of("easy", "add", {"starter.cu": cuda}, ["W", "H"], Report())
-    assert found == {"kernel": "add", "grid": ["W"], "starters": {"cuda": {"grid": "W * H // 2"}}}
-    local = cuda.replace("W * H / 2", "pixels")
-    assert scaffold_of("easy", "add", {"starter.cu": local}, ["W", "H"], Report())["grid"] == ["W"]
-    files = _starters(SCAFFOLD.replace("}", ", starters: {cuda: {grid: N * 2 // 3}}}"))
-    assert "int blocksPerGrid = (N * 2 / 3 + threadsPerBlock - 1) / threadsPerBlock;" in (
-        files["starter/starter.cu"]
-    )
-
-
 def test_a_long_python_comment_wraps_before_are_and_check_reads_it_joined():
     from generator.languages import BY_KEY
 
