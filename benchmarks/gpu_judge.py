@@ -90,7 +90,6 @@ TIMING_FAMILY_GAIN = 0.10
 
 
 def build(out: Path, jobs: int, only: List[str]) -> int:
-    from generator.judge.bundle import BundleError, build_bundle
     from generator.judge.plan import PlanError, plan_from_specs, resolve_specs
     from generator.spec import SpecErrors
 
@@ -123,6 +122,14 @@ def build(out: Path, jobs: int, only: List[str]) -> int:
         state = "ok" if (job.build or {}).get("ok") else "build failed"
         print(f"[{done}/{total}] {job.id}: {state}", file=sys.stderr, flush=True)
 
+    return write_bundle(plan, out, cache, jobs, "gpu_judge.py", progress)
+
+
+def write_bundle(plan, out: Path, cache, jobs: int, script: str, progress=None) -> int:
+    """Build `plan` into the bundle `out` for sm_90, name every build that failed unexpectedly
+    and say how to run it (`python benchmarks/SCRIPT run --prebuilt OUT`); the exit status."""
+    from generator.judge.bundle import BundleError, build_bundle
+
     try:
         bundle, size = build_bundle(plan, out, cache, "sm_90", jobs, progress)
     except BundleError as exc:
@@ -135,7 +142,7 @@ def build(out: Path, jobs: int, only: List[str]) -> int:
         print(f"build failed: {job_id}", file=sys.stderr)
     shown = out.relative_to(ROOT) if out.is_relative_to(ROOT) else out
     print(f"{shown}: {len(bundle.jobs)} jobs, {size / 1e6:.1f} MB; carry it, then run there:")
-    print(f"  python benchmarks/gpu_judge.py run --prebuilt {shown}")
+    print(f"  python benchmarks/{script} run --prebuilt {shown}")
     return 1 if unexpected else 0
 
 

@@ -56,7 +56,6 @@ CHECK_TIMEOUT_S = 120.0
 
 
 def build(out: Path) -> int:
-    from generator.judge.bundle import BundleError, build_bundle
     from generator.judge.cache import Cache
     from generator.judge.plan import PlanError, plan_from_specs, resolve_specs
     from generator.spec import SpecErrors
@@ -73,18 +72,9 @@ def build(out: Path) -> int:
     if missing:
         print(f"error: not in the plan: {', '.join(missing)}", file=sys.stderr)
         return 1
-    try:
-        bundle, size = build_bundle(plan, out, cache, "sm_90", 1)
-    except BundleError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
-    failed = [job.id for job in bundle.jobs if not (job.build or {}).get("ok")]
-    for job_id in failed:
-        print(f"build failed: {job_id}", file=sys.stderr)
-    shown = out.relative_to(ROOT) if out.is_relative_to(ROOT) else out
-    print(f"{shown}: {len(bundle.jobs)} jobs, {size / 1e6:.1f} MB; carry it, then run there:")
-    print(f"  python benchmarks/jax_timing.py run --prebuilt {shown}")
-    return 1 if failed else 0
+    from benchmarks import gpu_judge
+
+    return gpu_judge.write_bundle(plan, out, cache, 1, "jax_timing.py")
 
 
 #: The harness checks after the judge run (`run --checks` picks some).
