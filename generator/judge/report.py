@@ -216,9 +216,12 @@ def without_run_fields(value: Any) -> Any:
     return value
 
 
-def report_differences(one: Any, other: Any, where: str = "") -> List[str]:
+def report_differences(one: Any, other: Any) -> List[str]:
     """Where two reports differ outside RUN_FIELDS, as paths (`rows[3].verdict: 'pass' != ...`)."""
-    one, other = without_run_fields(one), without_run_fields(other)
+    return _differences(without_run_fields(one), without_run_fields(other), "")
+
+
+def _differences(one: Any, other: Any, where: str) -> List[str]:
     if isinstance(one, dict) and isinstance(other, dict):
         found = []
         for key in sorted(set(one) | set(other), key=str):
@@ -227,15 +230,13 @@ def report_differences(one: Any, other: Any, where: str = "") -> List[str]:
                     f"{where}.{key}: only in {'the second' if key in other else 'the first'}"
                 )
             else:
-                found += report_differences(one[key], other[key], f"{where}.{key}")
+                found += _differences(one[key], other[key], f"{where}.{key}")
         return found
     if isinstance(one, list) and isinstance(other, list):
         if len(one) != len(other):
             return [f"{where}: {len(one)} entries != {len(other)}"]
-        found = []
-        for i, (a, b) in enumerate(zip(one, other)):
-            found += report_differences(a, b, f"{where}[{i}]")
-        return found
+        return [line for i, pair in enumerate(zip(one, other))
+                for line in _differences(*pair, f"{where}[{i}]")]  # fmt: skip
     return [] if one == other else [f"{where}: {one!r:.80} != {other!r:.80}"]
 
 
