@@ -76,11 +76,24 @@ def judge_task(job: str, cache_root: str, reuse: bool, cwd: str, built: Any = No
     return json.dumps(result)
 
 
-class RayPool:
-    """Jobs sent to the cluster `ray` is connected to."""
+def gpu_request(job: Job, gpus: int, share: int) -> float:
+    """The GPUs a job's task asks Ray for. A correctness job of a one-GPU challenge takes
+    1/`share` of a GPU, so `share` of them run on one GPU at once, as a local run's `--jobs` do;
+    a timed job takes a whole GPU (nothing else may run beside the clock), a multi-GPU job its
+    `gpus` whole GPUs, and a job on the CPU or a build-only job none."""
+    if job.device != "cuda" or job.build_only:
+        return 0
+    if gpus == 1 and not job.perf:
+        return 1 / max(1, share)
+    return gpus
 
-    def __init__(self, ray: Any) -> None:
+
+class RayPool:
+    """Jobs sent to the cluster `ray` is connected to; `gpu_share` correctness jobs share a GPU."""
+
+    def __init__(self, ray: Any, gpu_share: int = 1) -> None:
         self.ray = ray
+        self.gpu_share = max(1, gpu_share)
         self.build_remote = ray.remote(build_task)
         self.judge_remote = ray.remote(judge_task)
         resources = ray.cluster_resources()
@@ -95,12 +108,12 @@ class RayPool:
     def judge(self, job: Job, cache: Cache, gpus: int = 1) -> Dict[str, Any]:
         """`runner.judge(job, cache)` on the cluster; `gpus`: the GPUs the job needs (a
         multi-GPU challenge's count; ignored on the CPU)."""
-        gpus = gpus if job.device == "cuda" and not job.build_only else 0
-        if gpus > self.node_gpus:
+        request = gpu_request(job, gpus, self.gpu_share)
+        if request > self.node_gpus:
             return result_for(
                 job,
                 V.JUDGE_ERROR,
-                f"needs {gpus} GPU(s) on one node; the Ray cluster's largest node has "
+                f"needs {request:g} GPU(s) on one node; the Ray cluster's largest node has "
                 f"{self.node_gpus}",
             )
         built = None
@@ -109,7 +122,7 @@ class RayPool:
                 job.language, str(job.source.resolve()), job.target, str(cache.root)
             )
         payload = json.dumps(job_to_json(job))
-        task = self.judge_remote.options(num_cpus=1, num_gpus=gpus)
+        task = self.judge_remote.options(num_cpus=1, num_gpus=request)
         ref = task.remote(payload, str(cache.root), cache.reuse, os.getcwd(), built)
         try:
             text = self.ray.get(ref)
@@ -136,11 +149,15 @@ def unreachable(address: str, timeout: float = 5.0) -> Optional[str]:
 
 @contextlib.contextmanager
 def serving(
-    address: str, num_cpus: Optional[int] = None, temp_dir: Optional[Path] = None
+    address: str,
+    num_cpus: Optional[int] = None,
+    temp_dir: Optional[Path] = None,
+    gpu_share: int = 1,
 ) -> Iterator[RayPool]:
     """Connected to the cluster at `address` (LOCAL: one started here with `num_cpus` CPUs and
-    its files in `temp_dir`, a fresh temporary folder by default); on leaving, disconnected, the
-    cluster started here stopped and the folder made for it removed."""
+    its files in `temp_dir`, a fresh temporary folder by default), `gpu_share` correctness jobs
+    to a GPU; on leaving, disconnected, the cluster started here stopped and the folder made for
+    it removed."""
     from generator import extras
 
     try:
@@ -179,7 +196,7 @@ def serving(
         first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         raise RayError(f"--ray {address}: could not start or reach the cluster: {first}") from None
     try:
-        yield RayPool(ray)
+        yield RayPool(ray, gpu_share)
     finally:
         ray.shutdown()
         cleanup(made, restore)

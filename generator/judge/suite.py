@@ -138,7 +138,8 @@ def job_runner(plan: Plan, options: SuiteOptions, cache: Cache) -> Iterator[Tupl
         return
     from generator.judge.ray_pool import serving as ray_serving
 
-    with ray_serving(options.ray, options.jobs, options.ray_temp_dir) as pool:
+    # --jobs: the CPUs of a cluster started here, and the correctness jobs that share a GPU
+    with ray_serving(options.ray, options.jobs, options.ray_temp_dir, options.jobs) as pool:
         yield (lambda pj, job: pool.judge(job, cache, gpus_needed(pj, plan, options))), pool.slots
 
 

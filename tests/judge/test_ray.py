@@ -144,3 +144,18 @@ def test_an_address_that_takes_no_connection_is_one_line(tmp_path, judge_cache, 
         commands.CommandError, match=r"--ray 127\.0\.0\.1:9: could not start or reach"
     ):
         commands.test_command(args, Quiet(), Quiet())
+
+
+def _job(device: str = "cuda", perf: bool = False, build_only: bool = False) -> Job:
+    return Job(Path("c"), Path("s.py"), "pytorch", device=device, perf=perf, build_only=build_only)
+
+
+def test_correctness_jobs_share_a_gpu_and_the_clock_takes_it_whole():
+    from generator.judge.ray_pool import gpu_request
+
+    assert gpu_request(_job(), 1, 4) == 0.25  # four correctness jobs on one GPU at once
+    assert gpu_request(_job(perf=True), 1, 4) == 1  # nothing runs beside a timed job
+    assert gpu_request(_job(), 2, 4) == 2  # a multi-GPU challenge takes whole GPUs
+    assert gpu_request(_job(device="cpu"), 1, 4) == 0
+    assert gpu_request(_job(build_only=True), 1, 4) == 0
+    assert gpu_request(_job(), 1, 1) == 1
