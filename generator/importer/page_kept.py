@@ -12,7 +12,7 @@ import torch
 from generator.challenge.page import read_page as read_page_facts
 from generator.html import example_form, literal_dims
 from generator.importer import html as page_reader
-from generator.importer.draft import SpecDraft
+from generator.importer.draft import PageLayout, SpecDraft
 from generator.importer.examples import split_explanation
 from generator.importer.original import Read
 from generator.importer.report import Report
@@ -41,8 +41,7 @@ def squeeze_batches_of_one(draft: SpecDraft, page_text: str, report: Report) -> 
     if all(example_form(tensors) == "pre" for tensors in shown) and all(
         example_form(tensors, squeeze=True) == "matrix" for tensors in shown
     ):
-        page = draft.page = dict(draft.page or {})
-        page["matrix"] = {**page.get("matrix", {}), "squeeze": True}
+        draft.page.matrix = {**(draft.page.matrix or {}), "squeeze": True}
         report.note(
             "challenge.html: the example shows each tensor of a batch of one (leading dimensions "
             "1) as its matrix; so does the spec (page.matrix.squeeze)"
@@ -149,22 +148,22 @@ def page_contradicts_example(draft: SpecDraft) -> Optional[str]:
 
 def page_form(
     page: page_reader.Page, examples: int, requirements: int, report: Report
-) -> Optional[Dict[str, Any]]:
+) -> PageLayout:
     """The page's layout choices; its blank lines between sections only while every example
     section is kept (one left out changes the count), its items' indentations only while every
     item is kept."""
-    form = dict(page.form)
-    indents = form.get("item_indents")
+    form = PageLayout(**page.form)
+    indents = form.item_indents
     if indents is not None and len(indents) != requirements + len(page.constraints):
-        del form["item_indents"]
+        form.item_indents = None
         report.note("challenge.html: the items' indentations are chgen's (an item is not kept)")
-    gaps = form.get("section_gaps")
+    gaps = form.section_gaps
     if gaps is not None and len(gaps) != examples + 2:
-        del form["section_gaps"]
+        form.section_gaps = None
         report.note(
             "challenge.html: the blank lines between sections are chgen's (an example is left out)"
         )
-    return form or None
+    return form
 
 
 def item_count(requirements: Any) -> int:

@@ -76,11 +76,11 @@ def written_bullet(
 
 
 def bullet_layout(params: List[ParamInfo], text: str, page: page_reader.Page) -> Dict[str, Any]:
-    """`shown` when the bullet names other scalars than every int size; `blank_line: false` when
-    no blank line stands before it (chgen's default has one); `bullet: false` when the page's
+    """`shown` when the bullet names other scalars than every size (derived.is_size); `blank_line:
+    false` when no blank line stands before it (chgen's default has one); `bullet: false` when the page's
     bullet is kept as its last constraint (written over several lines)."""
     layout: Dict[str, Any] = {}
-    every = [p.name for p in params if not p.is_tensor and p.dtype == "int32"]
+    every = [p.name for p in params if is_size(p)]
     shown = [name for name in page.performance if name in {p.name for p in params}]
     if page.performance and shown == list(page.performance) and shown != every:
         layout["shown"] = shown
