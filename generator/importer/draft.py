@@ -172,7 +172,7 @@ class SpecDraft:
     after_svg: Optional[str]
     requirements: Union[List[str], str]  # the items, or the section's HTML as the page writes it
     constraints: List[str]
-    examples: List[Dict[str, Any]]  # written as `example:` when there is one
+    examples: List[ExampleEntry]  # written as `example:` when there is one
     prefill: Any
     scaffold: Optional[Dict[str, Any]]
     starter_helpers: Optional[Dict[str, str]]

@@ -80,8 +80,7 @@ def exact_inputs(
 
 
 def _example_is_drawn(draft: SpecDraft) -> bool:
-    example = draft.examples[0]
-    return example.get("outputs") == REFERENCE_OUTPUTS
+    return draft.examples[0].outputs == REFERENCE_OUTPUTS
 
 
 def _forms(draft: SpecDraft, label: str) -> Dict[str, Any]:
@@ -111,8 +110,8 @@ def _place_code(draft: SpecDraft, label: str, made: coded.Coded) -> None:
     """The coded inputs (and seed) of one case, in the spec data."""
     if label == coded.EXAMPLE:
         example = draft.examples[0]
-        example["inputs"] = made.inputs
-        example.pop("seed", None)  # the code draws from the stream the judge seeds
+        example.inputs = made.inputs
+        example.seed = None  # the code draws from the stream the judge seeds
         return
     if label == coded.PERFORMANCE:
         entry = draft.performance

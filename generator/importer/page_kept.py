@@ -10,10 +10,10 @@ from typing import Any, Dict, List, Optional
 import torch
 
 from generator.challenge.page import read_page as read_page_facts
-from generator.html import example_form, literal_dims
+from generator.html import example_form
 from generator.importer import html as page_reader
 from generator.importer.draft import PageLayout, SpecDraft
-from generator.importer.examples import split_explanation
+from generator.importer.examples import example_tensors, split_explanation
 from generator.importer.original import Read
 from generator.importer.report import Report
 from generator.importer.specfile import built_spec, write_tree
@@ -27,17 +27,7 @@ def squeeze_batches_of_one(draft: SpecDraft, page_text: str, report: Report) -> 
 
     if set(example_forms(read_page(page_text))) != {"bmatrix"}:
         return
-    examples = draft.examples
-    shown = [
-        [
-            (name, literal_dims(value), value)
-            for part in ("inputs", "outputs")
-            if isinstance(example[part], dict)
-            for name, value in example[part].items()
-            if isinstance(value, list)
-        ]
-        for example in examples
-    ]
+    shown = [example_tensors(example) for example in draft.examples]
     if all(example_form(tensors) == "pre" for tensors in shown) and all(
         example_form(tensors, squeeze=True) == "matrix" for tensors in shown
     ):
@@ -105,15 +95,13 @@ def keep_written_examples(
             continue
         theirs.remove(match)
         body, mine = written.body(match.heading), ours.body(section.heading)
-        if "outputs" not in entry or body.strip("\n") == mine.strip("\n"):
+        if entry.outputs is None or body.strip("\n") == mine.strip("\n"):
             continue  # the page's text alone already, or rendered as the page writes it
-        block, explanation = split_explanation(
-            page_reader.written_block(body), entry.get("explanation")
+        block, entry.explanation = split_explanation(
+            page_reader.written_block(body), entry.explanation
         )
-        if explanation is None:
-            entry.pop("explanation", None)
-        entry["display"] = block + "\n"
-        entry.pop("numbers", None)
+        entry.display = block + "\n"
+        entry.numbers = None
         notes.append(
             f"challenge.html: example {number}'s data is kept as the page writes it (display); "
             "chgen does not render it from the values"
@@ -175,14 +163,14 @@ def page_parts(draft: SpecDraft) -> Dict[str, Dict[str, int]]:
     """What the spec keeps of the page, per kind of part: as values (chgen renders it from
     them) or as the author's text; `text_only` counts the examples kept without values."""
     examples = draft.examples
-    written = [e for e in examples if "display" in e]
+    written = [e for e in examples if e.display is not None]
     bullet = draft.performance.get("bullet", True)
     requirements = draft.requirements
     return {
         "example": {
             "values": len(examples) - len(written),
             "text": len(written),
-            "text_only": sum("outputs" not in e for e in written),
+            "text_only": sum(e.outputs is None for e in written),
         },
         "performance bullet": {"values": int(bullet), "text": int(not bullet)},
         "own section": {"text": len(draft.sections or [])},
