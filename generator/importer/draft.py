@@ -141,8 +141,8 @@ class PageLayout:
     indent: Optional[str] = None
     heading_gap: Optional[List[str]] = None
     section_gaps: Optional[List[int]] = None
-    pre: Optional[Dict[str, Any]] = None  # model.PreForm's flags, as generator/page/pre.py reads them
-    matrix: Optional[Dict[str, Any]] = None  # model.MatrixForm's, as generator/page/matrix.py does
+    pre: Optional[Dict[str, Any]] = None  # model.PreForm's flags, as generator/page/pre.py reads
+    matrix: Optional[Dict[str, Any]] = None  # model.MatrixForm's, as generator/page/matrix.py reads
 
     def data(self) -> Optional[Dict[str, Any]]:
         return written(self) or None
@@ -178,16 +178,16 @@ class SpecDraft:
     starter_helpers: Optional[Dict[str, str]]
     exploded_solve: Optional[List[str]]
     defaults: Optional[Dict[str, Any]]
-    functional: List[Dict[str, Any]]
-    performance: Dict[str, Any]
+    functional: List[CaseEntry]
+    performance: PerformanceEntry
     page: PageLayout
     sections: Optional[List[Dict[str, Any]]]
     tolerated_rules: Optional[List[str]]
     kept_starters: Optional[Dict[str, str]] = None
 
-    def entry(self, label: str) -> Dict[str, Any]:
+    def entry(self, label: str) -> CaseEntry:
         """The functional case named `label`."""
-        return next(e for e in self.functional if e["name"] == label)
+        return next(e for e in self.functional if e.name == label)
 
     def tolerate(self, code: str) -> None:
         self.tolerated_rules = sorted({*(self.tolerated_rules or []), code})

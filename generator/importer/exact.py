@@ -85,11 +85,8 @@ def _example_is_drawn(draft: SpecDraft) -> bool:
 
 def _forms(draft: SpecDraft, label: str) -> Dict[str, Any]:
     """The spec forms of a case's inputs (its own over the defaults)."""
-    if label == coded.PERFORMANCE:
-        own = draft.performance.get("inputs", {})
-    else:
-        own = draft.entry(label).get("inputs", {})
-    return {**((draft.defaults or {}).get("inputs") or {}), **own}
+    entry = draft.performance if label == coded.PERFORMANCE else draft.entry(label)
+    return {**((draft.defaults or {}).get("inputs") or {}), **(entry.inputs or {})}
 
 
 def inexact(result: ImportResult) -> List[str]:
@@ -107,28 +104,15 @@ def _approximations(result: ImportResult) -> List[Tuple[str, str]]:
 
 
 def _place_code(draft: SpecDraft, label: str, made: coded.Coded) -> None:
-    """The coded inputs (and seed) of one case, in the spec data."""
+    """The coded inputs (and seed) of one case, in the draft."""
     if label == coded.EXAMPLE:
         example = draft.examples[0]
         example.inputs = made.inputs
         example.seed = None  # the code draws from the stream the judge seeds
         return
-    if label == coded.PERFORMANCE:
-        entry = draft.performance
-    else:
-        entry = draft.entry(label)
-    rebuilt: Dict[str, Any] = {}
-    for key, value in entry.items():
-        if key in ("inputs", "seed"):
-            continue
-        if key == "scalars":  # those the code computes are passed by name
-            value = {k: v for k, v in value.items() if k not in made.computed}
-        rebuilt[key] = value
-        if key == "scalars" or (key == "name" and "scalars" not in entry):
-            rebuilt["inputs"] = made.inputs
-    if "inputs" not in rebuilt:
-        rebuilt["inputs"] = made.inputs
-    if made.seed is not None:
-        rebuilt["seed"] = made.seed
-    entry.clear()
-    entry.update(rebuilt)
+    entry = draft.performance if label == coded.PERFORMANCE else draft.entry(label)
+    if entry.scalars is not None:  # those the code computes are passed by name
+        entry.scalars = {k: v for k, v in entry.scalars.items() if k not in made.computed}
+    entry.inputs = made.inputs
+    entry.seed = made.seed
+    entry.coded = True

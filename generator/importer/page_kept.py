@@ -164,7 +164,7 @@ def page_parts(draft: SpecDraft) -> Dict[str, Dict[str, int]]:
     them) or as the author's text; `text_only` counts the examples kept without values."""
     examples = draft.examples
     written = [e for e in examples if e.display is not None]
-    bullet = draft.performance.get("bullet", True)
+    bullet = draft.performance.bullet
     requirements = draft.requirements
     return {
         "example": {
