@@ -11,7 +11,6 @@ from generator.importer.draft import SpecDraft
 from generator.importer.original import Read
 from generator.importer.replay import ReplayError
 from generator.importer.report import ImportFailure, Report
-from generator.importer.result import ImportResult
 from generator.importer.verify import Finished, finish
 from generator.spec.model import REFERENCE_OUTPUTS
 
@@ -21,8 +20,8 @@ def exact_inputs(
     draft: SpecDraft,
     page_text: Optional[str],
     before: Report,
-    finished: "Finished",
-) -> "Finished":
+    finished: Finished,
+) -> Finished:
     """Every case the regenerated challenge.py does not reproduce (inputs, reference results)
     gets its inputs as the original's own torch calls (coded.py): first keeping the inputs that
     are one plain draw as distributions, then all as code. A challenge still not reproduced is
@@ -30,7 +29,7 @@ def exact_inputs(
     codable = coded.labels_of(read.run, read.names)
     done: Dict[str, coded.Coded] = {}
     for keep in (True, False):
-        wrong = inexact(finished.result) + [
+        wrong = inexact(finished) + [
             label
             for label in codable
             if label != coded.EXAMPLE
@@ -71,11 +70,10 @@ def exact_inputs(
                 "stream the judge seeds (P018 tolerated)"
             )
         finished = finish(read, draft, page_text, report)
-    result = finished.result
-    if not inexact(result):
+    if not inexact(finished):
         return finished
-    problems = result.equivalence.problems()
-    reasons = problems or [f"case {label}: {why}" for label, why in _approximations(result)]
+    problems = finished.equivalence.problems()
+    reasons = problems or [f"case {label}: {why}" for label, why in _approximations(finished)]
     raise ImportFailure(f"the regenerated challenge.py is not equivalent: {reasons[0]}")
 
 
@@ -89,18 +87,19 @@ def _forms(draft: SpecDraft, label: str) -> Dict[str, Any]:
     return {**((draft.defaults or {}).get("inputs") or {}), **(entry.inputs or {})}
 
 
-def inexact(result: ImportResult) -> List[str]:
+def inexact(finished: Finished) -> List[str]:
     """The cases whose regenerated values (inputs, reference results) differ, or that the
     import approximated."""
-    found = [c.label for c in result.equivalence.cases if c.problems or c.differing or c.reference]
-    found += [label for label in result.report.approximated if label not in found]
-    if result.equivalence.signature:
+    equivalence = finished.equivalence
+    found = [c.label for c in equivalence.cases if c.problems or c.differing or c.reference]
+    found += [label for label in finished.report.approximated if label not in found]
+    if equivalence.signature:
         found.append("signature")
     return found
 
 
-def _approximations(result: ImportResult) -> List[Tuple[str, str]]:
-    return [(label, why[0]) for label, why in result.report.approximated.items() if why]
+def _approximations(finished: Finished) -> List[Tuple[str, str]]:
+    return [(label, why[0]) for label, why in finished.report.approximated.items() if why]
 
 
 def _place_code(draft: SpecDraft, label: str, made: coded.Coded) -> None:
