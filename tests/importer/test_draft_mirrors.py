@@ -13,18 +13,18 @@ from generator.spec import model
 #: each mirror, its model class, and the model's fields an import never fills (with why)
 MIRRORS = [
     (draft.Parameter, model.Param, {}),
-    (draft.CaseEntry, model.Case, {"gpus": "a case's GPU count is chgen's own, not the original's"}),
+    (draft.CaseEntry, model.Case, {"gpus": "not read from an original: a case's own rank count (world_size)"}),
     (
         draft.PerformanceEntry,
         model.Performance,
-        {"baselines": "the original names no baseline to time against"},
+        {"baselines": "an original names no baseline to time against"},
     ),
     (
         draft.ExampleEntry,
         model.Example,
         {
-            "shapes": "an imported example carries its values, never shapes to draw",
-            "shown": "an imported example shows what its page shows",
+            "shapes": "not read from an original page: an example in another shape",
+            "shown": "not read from an original page: the import writes `hide` instead",
         },
     ),
     (draft.PageLayout, model.PageForm, {}),
