@@ -218,6 +218,7 @@ def test_matrix_gap_and_its_round_trip():
     ],
 )
 def test_the_importer_finds_numbers_again(spec, numbers):
+    from generator.importer.draft import ExampleEntry
     from generator.importer.examples import number_pairs
 
     text = with_example_field(spec, f"numbers: {numbers}")
@@ -227,7 +228,7 @@ def test_the_importer_finds_numbers_again(spec, numbers):
     outputs = [p.name for p in loaded.signature if p.is_tensor and p.direction != "in"]
     read = page_reader.read_page(page, outputs, names)
     example = loaded.examples[0]
-    entry = {"scalars": example.scalars, "inputs": example.inputs, "outputs": example.outputs}
+    entry = ExampleEntry(scalars=example.scalars, inputs=example.inputs, outputs=example.outputs)
     found = page_reader.example_numbers(*number_pairs(entry, read.examples[0].shown))
     assert found == yaml.safe_load(f"n: {numbers}")["n"]
 

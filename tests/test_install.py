@@ -205,8 +205,16 @@ def test_the_wheel_builds_without_a_warning(tmp_path):
     warned = [line for line in backend if re.search(r"warn|deprecat|!!", line, re.IGNORECASE)]
     assert not warned, "\n".join(warned)
     (wheel,) = (tmp_path / "out").glob("chgen-*.whl")
-    with zipfile.ZipFile(wheel) as archive:  # the schema editors read is package data
-        assert "generator/chgen-spec.schema.json" in archive.namelist()
+    with zipfile.ZipFile(wheel) as archive:
+        shipped = set(archive.namelist())
+    # package data: the schema editors read, and every template the renderer loads
+    assert "generator/chgen-spec.schema.json" in shipped
+    templates = {
+        f"generator/templates/{path.relative_to(ROOT / 'templates').as_posix()}"
+        for path in (ROOT / "templates").rglob("*")
+        if path.is_file() and "__pycache__" not in path.parts
+    }
+    assert templates and not templates - shipped, sorted(templates - shipped)
 
 
 def pyproject_version() -> str:

@@ -49,7 +49,7 @@ from generator.importer.scaffold import (
     starter_scaffolds,
 )
 from generator.importer.specfile import verify_written
-from generator.importer.verify import finish
+from generator.importer.verify import finish, written_result
 
 
 def import_challenge(
@@ -151,6 +151,6 @@ def import_challenge(
     before = copy.deepcopy(report)
     finished = finish(read, draft, keep, report)
     finished = exact_inputs(read, draft, keep, before, finished)
-    result = finished.result
-    verify_written(result.spec_text, draft, finished.files)
+    result = written_result(read, finished)
+    verify_written(result.spec_text, finished.draft, finished.files)
     return result

@@ -8,12 +8,13 @@ from __future__ import annotations
 import math
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Union
 
 import torch
 
 from generator.dtypes import lookup
 from generator.importer import infer
+from generator.importer.draft import CaseEntry, PerformanceEntry
 from generator.importer.infer import ParamInfo
 from generator.importer.original import Read
 from generator.importer.report import Report
@@ -110,12 +111,10 @@ def case_entry(
     sizes: List[str],
     params: List[ParamInfo],
     prefill: Start,
-) -> Dict[str, Any]:
-    entry: Dict[str, Any] = {"name": case.label}
-    if case.note:
-        entry["note"] = case.note
+) -> CaseEntry:
+    entry = CaseEntry(case.label, note=case.note or None)
     if case.from_example:
-        entry["from_example"] = True
+        entry.from_example = True
         return entry
     default_scalars = defaults.get("scalars", {})
     scalars = {
@@ -123,26 +122,18 @@ def case_entry(
     }
     default_inputs = defaults.get("inputs", {})
     inputs = {k: v for k, v in case.inputs.items() if not same_form(default_inputs.get(k), v)}
-    if scalars:
-        entry["scalars"] = scalars
-    if inputs:
-        entry["inputs"] = inputs
-    if case_shapes(params, case.label):
-        entry["shapes"] = case_shapes(params, case.label)
-    entry.update(case_form(case, prefill))
+    entry.scalars = scalars or None
+    entry.inputs = inputs or None
+    entry.shapes = case_shapes(params, case.label) or None
+    set_case_form(entry, case, prefill)
     return entry
 
 
-def case_form(case: Case, prefill: Start) -> Dict[str, Any]:
+def set_case_form(entry: Union[CaseEntry, PerformanceEntry], case: Case, prefill: Start) -> None:
     """A case's own seed, output start and descriptors, as the spec writes them."""
-    form: Dict[str, Any] = {}
-    if case.seed is not None:
-        form["seed"] = case.seed
-    if case.start is not None and case.start != prefill:
-        form["prefill"] = case.start
-    if case.descriptors:
-        form["descriptors"] = True
-    return form
+    entry.seed = case.seed
+    entry.prefill = case.start if case.start is not None and case.start != prefill else None
+    entry.descriptors = case.descriptors
 
 
 def _case_start(case: Traced, params: List[ParamInfo], label: str, report: Report):

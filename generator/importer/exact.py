@@ -11,7 +11,6 @@ from generator.importer.draft import SpecDraft
 from generator.importer.original import Read
 from generator.importer.replay import ReplayError
 from generator.importer.report import ImportFailure, Report
-from generator.importer.result import ImportResult
 from generator.importer.verify import Finished, finish
 from generator.spec.model import REFERENCE_OUTPUTS
 
@@ -21,8 +20,8 @@ def exact_inputs(
     draft: SpecDraft,
     page_text: Optional[str],
     before: Report,
-    finished: "Finished",
-) -> "Finished":
+    finished: Finished,
+) -> Finished:
     """Every case the regenerated challenge.py does not reproduce (inputs, reference results)
     gets its inputs as the original's own torch calls (coded.py): first keeping the inputs that
     are one plain draw as distributions, then all as code. A challenge still not reproduced is
@@ -30,7 +29,7 @@ def exact_inputs(
     codable = coded.labels_of(read.run, read.names)
     done: Dict[str, coded.Coded] = {}
     for keep in (True, False):
-        wrong = inexact(finished.result) + [
+        wrong = inexact(finished) + [
             label
             for label in codable
             if label != coded.EXAMPLE
@@ -71,65 +70,48 @@ def exact_inputs(
                 "stream the judge seeds (P018 tolerated)"
             )
         finished = finish(read, draft, page_text, report)
-    result = finished.result
-    if not inexact(result):
+    if not inexact(finished):
         return finished
-    problems = result.equivalence.problems()
-    reasons = problems or [f"case {label}: {why}" for label, why in _approximations(result)]
+    problems = finished.equivalence.problems()
+    reasons = problems or [f"case {label}: {why}" for label, why in _approximations(finished)]
     raise ImportFailure(f"the regenerated challenge.py is not equivalent: {reasons[0]}")
 
 
 def _example_is_drawn(draft: SpecDraft) -> bool:
-    example = draft.examples[0]
-    return example.get("outputs") == REFERENCE_OUTPUTS
+    return draft.examples[0].outputs == REFERENCE_OUTPUTS
 
 
 def _forms(draft: SpecDraft, label: str) -> Dict[str, Any]:
     """The spec forms of a case's inputs (its own over the defaults)."""
-    if label == coded.PERFORMANCE:
-        own = draft.performance.get("inputs", {})
-    else:
-        own = draft.entry(label).get("inputs", {})
-    return {**((draft.defaults or {}).get("inputs") or {}), **own}
+    entry = draft.performance if label == coded.PERFORMANCE else draft.entry(label)
+    return {**((draft.defaults or {}).get("inputs") or {}), **(entry.inputs or {})}
 
 
-def inexact(result: ImportResult) -> List[str]:
+def inexact(finished: Finished) -> List[str]:
     """The cases whose regenerated values (inputs, reference results) differ, or that the
     import approximated."""
-    found = [c.label for c in result.equivalence.cases if c.problems or c.differing or c.reference]
-    found += [label for label in result.report.approximated if label not in found]
-    if result.equivalence.signature:
+    equivalence = finished.equivalence
+    found = [c.label for c in equivalence.cases if c.problems or c.differing or c.reference]
+    found += [label for label in finished.report.approximated if label not in found]
+    if equivalence.signature:
         found.append("signature")
     return found
 
 
-def _approximations(result: ImportResult) -> List[Tuple[str, str]]:
-    return [(label, why[0]) for label, why in result.report.approximated.items() if why]
+def _approximations(finished: Finished) -> List[Tuple[str, str]]:
+    return [(label, why[0]) for label, why in finished.report.approximated.items() if why]
 
 
 def _place_code(draft: SpecDraft, label: str, made: coded.Coded) -> None:
-    """The coded inputs (and seed) of one case, in the spec data."""
+    """The coded inputs (and seed) of one case, in the draft."""
     if label == coded.EXAMPLE:
         example = draft.examples[0]
-        example["inputs"] = made.inputs
-        example.pop("seed", None)  # the code draws from the stream the judge seeds
+        example.inputs = made.inputs
+        example.seed = None  # the code draws from the stream the judge seeds
         return
-    if label == coded.PERFORMANCE:
-        entry = draft.performance
-    else:
-        entry = draft.entry(label)
-    rebuilt: Dict[str, Any] = {}
-    for key, value in entry.items():
-        if key in ("inputs", "seed"):
-            continue
-        if key == "scalars":  # those the code computes are passed by name
-            value = {k: v for k, v in value.items() if k not in made.computed}
-        rebuilt[key] = value
-        if key == "scalars" or (key == "name" and "scalars" not in entry):
-            rebuilt["inputs"] = made.inputs
-    if "inputs" not in rebuilt:
-        rebuilt["inputs"] = made.inputs
-    if made.seed is not None:
-        rebuilt["seed"] = made.seed
-    entry.clear()
-    entry.update(rebuilt)
+    entry = draft.performance if label == coded.PERFORMANCE else draft.entry(label)
+    if entry.scalars is not None:  # those the code computes are passed by name
+        entry.scalars = {k: v for k, v in entry.scalars.items() if k not in made.computed}
+    entry.inputs = made.inputs
+    entry.seed = made.seed
+    entry.coded = True

@@ -14,6 +14,7 @@ from generator.html import example_form, literal_dims
 from generator.importer import html as page_reader
 from generator.importer import infer
 from generator.importer.cases import inputs_of, scalars_of
+from generator.importer.draft import ExampleEntry
 from generator.importer.infer import ParamInfo
 from generator.importer.original import Read
 from generator.importer.reference import reference_helpers
@@ -58,7 +59,7 @@ def _too_large_for_literals(params: List[ParamInfo], example: Traced) -> bool:
     )
 
 
-def _drawn_example(read: Read, scalars: Dict[str, Any], report: Report) -> Dict[str, Any]:
+def _drawn_example(read: Read, scalars: Dict[str, Any], report: Report) -> ExampleEntry:
     """An example too large to write: its inputs as seeded draws (drawn on the CPU generator, so
     the same on every device), its outputs the reference's (verified when the spec loads)."""
     example = read.run.example
@@ -89,7 +90,7 @@ def _drawn_example(read: Read, scalars: Dict[str, Any], report: Report) -> Dict[
         report.approximate("example", drawn)
     else:
         report.note(drawn)
-    return {"scalars": scalars, "seed": seed, "inputs": inputs, "outputs": REFERENCE_OUTPUTS}
+    return ExampleEntry(scalars=scalars, seed=seed, inputs=inputs, outputs=REFERENCE_OUTPUTS)
 
 
 def reference_outputs(
@@ -219,7 +220,7 @@ def read_examples(
     attrs: Dict[str, Any],
     prefill: Start,
     report: Report,
-) -> List[Dict[str, Any]]:
+) -> List[ExampleEntry]:
     """The first example from generate_example_test, the others from the page's values; each
     keeps the page's title, explanation and whether it lists the sizes. Every example's
     outputs start as the spec's prefill says."""
@@ -248,41 +249,41 @@ def read_examples(
             attrs,
             report,
         )
-        first = {"scalars": scalars, "inputs": inputs, "outputs": outputs}
+        first = ExampleEntry(scalars=scalars, inputs=inputs, outputs=outputs)
     found = [first]
     for number, later in enumerate(page.examples[1:], start=2):
         found.append(_page_example(read, reference, later, number, attrs, prefill, report))
     titles = example_titles([None] * len(found))
     for entry, written, default in zip(found, page.examples, titles):
         if written.title != default:
-            entry["title"] = written.title
-        if entry.get("outputs", REFERENCE_OUTPUTS) == REFERENCE_OUTPUTS:
+            entry.title = written.title
+        if entry.outputs in (None, REFERENCE_OUTPUTS):
             continue  # drawn (its page lists shapes), or the page's text alone
         if written.explanation:  # several lines: a literal block, as the page writes them
             multiline = "\n" in written.explanation
-            entry["explanation"] = written.explanation + "\n" * multiline
+            entry.explanation = written.explanation + "\n" * multiline
         if not page.matrix and set(written.labels) & set(read.sizes) and _in_pre(entry):
-            entry["show_sizes"] = True
-        hidden = _hidden_scalars(read, written)
-        if hidden:
-            entry["hide"] = hidden
-        numbers = page_reader.example_numbers(*number_pairs(entry, written.shown))
-        if numbers:
-            entry["numbers"] = numbers
+            entry.show_sizes = True
+        entry.hide = _hidden_scalars(read, written) or None
+        entry.numbers = page_reader.example_numbers(*number_pairs(entry, written.shown)) or None
     return found
 
 
-def _in_pre(entry: Dict[str, Any]) -> bool:
+def _in_pre(entry: ExampleEntry) -> bool:
     """chgen writes the example's data in <pre> (its sizes then listed with show_sizes); 2-D data
     it writes as matrices, and a page that shows them in <pre> keeps its block as `display`."""
-    tensors = [
+    return example_form(example_tensors(entry)) == "pre"
+
+
+def example_tensors(entry: ExampleEntry) -> List[Tuple[str, Any, Any]]:
+    """(name, dimensions, data) of every tensor an example writes as literal data."""
+    return [
         (name, literal_dims(value), value)
-        for part in ("inputs", "outputs")
-        if isinstance(entry.get(part), dict)
-        for name, value in entry[part].items()
+        for part in (entry.inputs, entry.outputs)
+        if isinstance(part, dict)
+        for name, value in part.items()
         if isinstance(value, list)
     ]
-    return example_form(tensors) == "pre"
 
 
 def _hidden_scalars(read: Read, written: page_reader.PageExample) -> List[str]:
@@ -298,12 +299,12 @@ def _hidden_scalars(read: Read, written: page_reader.PageExample) -> List[str]:
     ]
 
 
-def number_pairs(entry: Dict[str, Any], shown: Any) -> Tuple[List[Any], List[Any]]:
+def number_pairs(entry: ExampleEntry, shown: Any) -> Tuple[List[Any], List[Any]]:
     """(spec value, text on the page) of every number the page writes for the example's Input
     part and its Output part, where the page writes a value of the spec's size."""
     parts: Tuple[List[Any], List[Any]] = ([], [])
-    given = {**entry["scalars"], **entry["inputs"]}
-    for is_output, values in ((False, given), (True, entry["outputs"])):
+    given = {**(entry.scalars or {}), **(entry.inputs or {})}
+    for is_output, values in ((False, given), (True, entry.outputs)):
         for name, value in values.items():
             flat = infer.flat(value if isinstance(value, list) else [value])
             written = next(
@@ -333,7 +334,7 @@ def _page_example(
     attrs: Dict[str, Any],
     prefill: Start,
     report: Report,
-) -> Optional[Dict[str, Any]]:
+) -> ExampleEntry:
     """An example after the first, from the values its section writes: inputs and scalars as
     shown (sizes not shown are read off the tensors), outputs from the reference."""
     params = read.params
@@ -380,7 +381,7 @@ def _page_example(
     outputs = _example_outputs(
         params, computed, _shown_outputs(params, written.shown), True, attrs, report, number
     )
-    return {"scalars": scalars, "inputs": inputs, "outputs": outputs}
+    return ExampleEntry(scalars=scalars, inputs=inputs, outputs=outputs)
 
 
 def _sizes_of_flat(
@@ -413,7 +414,7 @@ def _factors(expr: Any) -> Optional[List[str]]:
 
 def _text_only(
     written: page_reader.PageExample, number: int, why: str, report: Report
-) -> Dict[str, Any]:
+) -> ExampleEntry:
     """An example whose values the page does not give readably: kept as the page's text alone
     (`display`, no values to verify), so that nothing the author wrote is lost."""
     report.note(
@@ -421,10 +422,9 @@ def _text_only(
         "(display, no values: chgen cannot verify it)"
     )
     display, explanation = split_explanation(written.block, written.explanation)
-    entry: Dict[str, Any] = {"display": display + "\n"}
     if explanation:
-        entry["explanation"] = explanation + "\n" * ("\n" in explanation)
-    return entry
+        explanation += "\n" * ("\n" in explanation)
+    return ExampleEntry(display=display + "\n", explanation=explanation or None)
 
 
 def split_explanation(block: str, explanation: Optional[str]) -> Tuple[str, Optional[str]]:

@@ -10,10 +10,10 @@ from typing import Any, Dict, List, Optional
 import torch
 
 from generator.challenge.page import read_page as read_page_facts
-from generator.html import example_form, literal_dims
+from generator.html import example_form
 from generator.importer import html as page_reader
-from generator.importer.draft import SpecDraft
-from generator.importer.examples import split_explanation
+from generator.importer.draft import PageLayout, SpecDraft
+from generator.importer.examples import example_tensors, split_explanation
 from generator.importer.original import Read
 from generator.importer.report import Report
 from generator.importer.specfile import built_spec, write_tree
@@ -27,22 +27,11 @@ def squeeze_batches_of_one(draft: SpecDraft, page_text: str, report: Report) -> 
 
     if set(example_forms(read_page(page_text))) != {"bmatrix"}:
         return
-    examples = draft.examples
-    shown = [
-        [
-            (name, literal_dims(value), value)
-            for part in ("inputs", "outputs")
-            if isinstance(example[part], dict)
-            for name, value in example[part].items()
-            if isinstance(value, list)
-        ]
-        for example in examples
-    ]
+    shown = [example_tensors(example) for example in draft.examples]
     if all(example_form(tensors) == "pre" for tensors in shown) and all(
         example_form(tensors, squeeze=True) == "matrix" for tensors in shown
     ):
-        page = draft.page = dict(draft.page or {})
-        page["matrix"] = {**page.get("matrix", {}), "squeeze": True}
+        draft.page.matrix = {**(draft.page.matrix or {}), "squeeze": True}
         report.note(
             "challenge.html: the example shows each tensor of a batch of one (leading dimensions "
             "1) as its matrix; so does the spec (page.matrix.squeeze)"
@@ -106,15 +95,13 @@ def keep_written_examples(
             continue
         theirs.remove(match)
         body, mine = written.body(match.heading), ours.body(section.heading)
-        if "outputs" not in entry or body.strip("\n") == mine.strip("\n"):
+        if entry.outputs is None or body.strip("\n") == mine.strip("\n"):
             continue  # the page's text alone already, or rendered as the page writes it
-        block, explanation = split_explanation(
-            page_reader.written_block(body), entry.get("explanation")
+        block, entry.explanation = split_explanation(
+            page_reader.written_block(body), entry.explanation
         )
-        if explanation is None:
-            entry.pop("explanation", None)
-        entry["display"] = block + "\n"
-        entry.pop("numbers", None)
+        entry.display = block + "\n"
+        entry.numbers = None
         notes.append(
             f"challenge.html: example {number}'s data is kept as the page writes it (display); "
             "chgen does not render it from the values"
@@ -149,22 +136,22 @@ def page_contradicts_example(draft: SpecDraft) -> Optional[str]:
 
 def page_form(
     page: page_reader.Page, examples: int, requirements: int, report: Report
-) -> Optional[Dict[str, Any]]:
+) -> PageLayout:
     """The page's layout choices; its blank lines between sections only while every example
     section is kept (one left out changes the count), its items' indentations only while every
     item is kept."""
-    form = dict(page.form)
-    indents = form.get("item_indents")
+    form = PageLayout(**page.form)
+    indents = form.item_indents
     if indents is not None and len(indents) != requirements + len(page.constraints):
-        del form["item_indents"]
+        form.item_indents = None
         report.note("challenge.html: the items' indentations are chgen's (an item is not kept)")
-    gaps = form.get("section_gaps")
+    gaps = form.section_gaps
     if gaps is not None and len(gaps) != examples + 2:
-        del form["section_gaps"]
+        form.section_gaps = None
         report.note(
             "challenge.html: the blank lines between sections are chgen's (an example is left out)"
         )
-    return form or None
+    return form
 
 
 def item_count(requirements: Any) -> int:
@@ -176,14 +163,14 @@ def page_parts(draft: SpecDraft) -> Dict[str, Dict[str, int]]:
     """What the spec keeps of the page, per kind of part: as values (chgen renders it from
     them) or as the author's text; `text_only` counts the examples kept without values."""
     examples = draft.examples
-    written = [e for e in examples if "display" in e]
-    bullet = draft.performance.get("bullet", True)
+    written = [e for e in examples if e.display is not None]
+    bullet = draft.performance.bullet
     requirements = draft.requirements
     return {
         "example": {
             "values": len(examples) - len(written),
             "text": len(written),
-            "text_only": sum("outputs" not in e for e in written),
+            "text_only": sum(e.outputs is None for e in written),
         },
         "performance bullet": {"values": int(bullet), "text": int(not bullet)},
         "own section": {"text": len(draft.sections or [])},

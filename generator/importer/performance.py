@@ -9,7 +9,8 @@ from generator.challenge.page import BULLET, blank_before_bullet
 from generator.dtypes import lookup
 from generator.html import performance_bullet
 from generator.importer import html as page_reader
-from generator.importer.cases import Case, case_form, case_shapes, same_form
+from generator.importer.cases import Case, case_shapes, same_form, set_case_form
+from generator.importer.draft import PerformanceEntry
 from generator.importer.infer import ParamInfo
 from generator.importer.original import Read
 from generator.importer.report import Report
@@ -49,7 +50,7 @@ def written_bullet(
     params: List[ParamInfo],
     perf_case: Case,
     page: page_reader.Page,
-    performance: Dict[str, Any],
+    performance: PerformanceEntry,
     report: Report,
 ) -> Tuple[List[str], Optional[str]]:
     """The constraints, with the page's performance bullet kept as its last item (`bullet:
@@ -59,13 +60,13 @@ def written_bullet(
     constraints = list(page.constraints)
     if page.bullet is None:
         return constraints, None
-    names = performance.get("shown") or [p.name for p in params if is_size(p)]
+    names = performance.shown or [p.name for p in params if is_size(p)]
     sizes = [(name, int(perf_case.scalars[name])) for name in names if name in perf_case.scalars]
     ours = performance_bullet(sizes)
     if " ".join(page.bullet.split()) == ours:
         return constraints, None
-    performance["bullet"] = False
-    performance.pop("blank_line", None)
+    performance.bullet = False
+    performance.blank_line = True  # the model's default: the kept bullet is a constraint
     report.note(
         "challenge.html: the performance bullet is kept as the page writes it (performance."
         f"bullet: false); chgen would write {ours!r}"
@@ -75,21 +76,22 @@ def written_bullet(
     return constraints + [page.bullet], "D002" if wrong else None
 
 
-def bullet_layout(params: List[ParamInfo], text: str, page: page_reader.Page) -> Dict[str, Any]:
-    """`shown` when the bullet names other scalars than every int size; `blank_line: false` when
-    no blank line stands before it (chgen's default has one); `bullet: false` when the page's
-    bullet is kept as its last constraint (written over several lines)."""
-    layout: Dict[str, Any] = {}
-    every = [p.name for p in params if not p.is_tensor and p.dtype == "int32"]
+def bullet_layout(
+    params: List[ParamInfo], text: str, page: page_reader.Page, performance: PerformanceEntry
+) -> None:
+    """`shown` when the bullet names other scalars than every size (derived.is_size);
+    `blank_line: false` when no blank line stands before it (chgen's default has one);
+    `bullet: false` when the page's bullet is kept as its last constraint (written over several
+    lines)."""
+    every = [p.name for p in params if is_size(p)]
     shown = [name for name in page.performance if name in {p.name for p in params}]
     if page.performance and shown == list(page.performance) and shown != every:
-        layout["shown"] = shown
+        performance.shown = shown
     last = " ".join(page.constraints[-1].split()) if page.constraints else ""
     if page.performance and last.lower().startswith(BULLET.lower()):
-        layout["bullet"] = False  # the page's own, broken over lines: kept as its last item
+        performance.bullet = False  # the page's own, broken over lines: kept as its last item
     elif page.performance and not blank_before_bullet(text):
-        layout["blank_line"] = False
-    return layout
+        performance.blank_line = False
 
 
 def performance_section(
@@ -100,7 +102,7 @@ def performance_section(
     page: page_reader.Page,
     page_text: str,
     report: Report,
-) -> Tuple[Dict[str, Any], List[str], Optional[str]]:
+) -> Tuple[PerformanceEntry, List[str], Optional[str]]:
     """The spec's performance case with the page's bullet as the spec writes it; the constraints
     (the page's bullet kept as the last where chgen would write it otherwise) and the rule the
     kept bullet breaks, if any (see written_bullet)."""
@@ -109,20 +111,17 @@ def performance_section(
         "performance.min_bytes is not in the tree: set to every tensor read or written once "
         f"({min_bytes}); adjust it"
     )
-    performance: Dict[str, Any] = {"scalars": perf_case.scalars}
-    performance.update(bullet_layout(read.params, page_text, page))
+    performance = PerformanceEntry(scalars=perf_case.scalars)
+    bullet_layout(read.params, page_text, page, performance)
     constraints, bullet_rule = written_bullet(read.params, perf_case, page, performance, report)
     perf_inputs = {
         k: v
         for k, v in perf_case.inputs.items()
         if not same_form(defaults.get("inputs", {}).get(k), v)
     }
-    if perf_inputs:
-        performance["inputs"] = perf_inputs
-    performance["min_bytes"] = min_bytes
-    if case_shapes(read.params, "performance"):
-        performance["shapes"] = case_shapes(read.params, "performance")
-    performance.update(case_form(perf_case, prefill))
-    if read.source.performance_note:
-        performance["note"] = read.source.performance_note
+    performance.inputs = perf_inputs or None
+    performance.min_bytes = min_bytes
+    performance.shapes = case_shapes(read.params, "performance") or None
+    set_case_form(performance, perf_case, prefill)
+    performance.note = read.source.performance_note or None
     return performance, constraints, bullet_rule

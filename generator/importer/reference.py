@@ -8,6 +8,7 @@ from typing import Any, Dict, List, Optional
 
 from generator.importer import html as page_reader
 from generator.importer import pyast
+from generator.importer.draft import Parameter
 from generator.importer.infer import ParamInfo
 from generator.importer.report import ImportFailure, Report
 from generator.naming import URL_NAME_RE
@@ -179,14 +180,14 @@ def latex_labels(
     }
 
 
-def signature_entries(params: List[ParamInfo], latex: Dict[str, str]) -> List[Dict[str, Any]]:
-    entries = []
-    for p in params:
-        entry: Dict[str, Any] = {"name": p.name, "dtype": p.dtype}
-        if p.is_tensor:
-            entry["direction"] = p.direction
-            entry["shape"] = p.shape
-        if p.name in latex:
-            entry["latex"] = latex[p.name]
-        entries.append(entry)
-    return entries
+def signature_entries(params: List[ParamInfo], latex: Dict[str, str]) -> List[Parameter]:
+    return [
+        Parameter(
+            p.name,
+            p.dtype,
+            p.direction if p.is_tensor else None,
+            p.shape if p.is_tensor else None,
+            latex.get(p.name),
+        )
+        for p in params
+    ]

@@ -15,7 +15,7 @@ from generator.importer.draft import SpecDraft
 from generator.importer.equivalence import Equivalence, compare
 from generator.importer.original import OPTIONAL_STARTERS, STARTERS, Read
 from generator.importer.page_kept import page_parts
-from generator.importer.pychanges import account
+from generator.importer.pychanges import PyChanges, account
 from generator.importer.report import ImportFailure, Report
 from generator.importer.result import ImportResult
 from generator.importer.specfile import built_spec, write_tree
@@ -29,10 +29,38 @@ from generator.spec import SpecErrors
 
 @dataclass
 class Finished:
-    """An import's outcome and the files its spec (built in memory) renders."""
+    """An import's outcome before its spec is written: the draft it settled on, the files the
+    spec built from it in memory renders, and how they compare with the original's."""
 
-    result: ImportResult
+    draft: SpecDraft
     files: Dict[str, str]
+    report: Report
+    identical: Dict[str, bool]
+    equivalence: Equivalence
+    generate_errors: List[str]
+    py_changes: PyChanges
+    starters: Dict[str, str]
+    header: List[str]  # the spec's leading comments
+
+
+def written_result(read: Read, finished: Finished) -> ImportResult:
+    """The import's result with its spec written as YAML: once, for the draft the import settled
+    on (the drafts it tried before are never written)."""
+    draft = finished.draft
+    return ImportResult(
+        draft.spec_name,
+        dump_spec(draft.data(), finished.header),
+        draft.svg_name,
+        draft.svg_text,
+        finished.report,
+        finished.identical,
+        finished.equivalence,
+        read.names,
+        finished.generate_errors,
+        page_parts(draft),
+        finished.py_changes,
+        finished.starters,
+    )
 
 
 def finish(
@@ -89,21 +117,15 @@ def finish(
     header = [MODELINE[2:], f"{loaded.spec.name}: imported by `chgen import` from {origin}."]
     header += [f"chgen import: {line}" for line in report.lines()]
     return Finished(
-        ImportResult(
-            draft.spec_name,
-            dump_spec(draft.data(), header),
-            draft.svg_name,
-            draft.svg_text,
-            report,
-            identical,
-            equivalence,
-            read.names,
-            generate_errors,
-            page_parts(draft),
-            py_changes,
-            {o.name: o.status for o in outcomes.values()},
-        ),
+        draft,
         files,
+        report,
+        identical,
+        equivalence,
+        generate_errors,
+        py_changes,
+        {o.name: o.status for o in outcomes.values()},
+        header,
     )
 
 
