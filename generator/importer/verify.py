@@ -14,7 +14,7 @@ from generator.importer import starters
 from generator.importer.draft import SpecDraft
 from generator.importer.equivalence import Equivalence, compare
 from generator.importer.original import OPTIONAL_STARTERS, STARTERS, Read
-from generator.importer.page_kept import page_parts
+from generator.importer.page_kept import page_parts, tolerated_reasons
 from generator.importer.pychanges import account
 from generator.importer.report import ImportFailure, Report
 from generator.importer.result import ImportResult
@@ -102,6 +102,7 @@ def finish(
             page_parts(draft),
             py_changes,
             {o.name: o.status for o in outcomes.values()},
+            tolerated_reasons(read, draft.tolerated_rules or []),
         ),
         files,
     )

@@ -173,3 +173,36 @@ def test_item_assignment_makes_a_fill_opaque_and_leaves_a_draw_its_distribution(
         "item assignment",
     )
     assert recipe_of(drawn).kind == "normal"
+
+
+def test_what_a_page_kept_as_written_breaks_is_tolerated_and_check_passes_it(
+    runner, tmp_path: Path
+):
+    """A raw ≤ in the page (H013, a warning) is the author's text, carried unchanged: the spec
+    tolerates H013, the import says where and why, and `chgen check` on the tree it generates
+    passes it as tolerated; an edit of the page afterwards is counted again."""
+    tree = tmp_path / "public"
+    shutil.copytree(MEDIUM.parent / "core", tree / "challenges" / "core")
+    original = tree / "challenges" / "medium" / "211_run_totals"
+    shutil.copytree(MEDIUM / "211_run_totals", original)
+    page = original / "challenge.html"
+    page.write_text(page.read_text().replace("1 &le; <code>N</code>", "1 ≤ <code>N</code>"))
+    imported = import_challenge(original)
+    spec = yaml.safe_load(imported.spec_text)
+    assert "H013" in spec["tolerated_rules"]
+    assert "challenge.html" in imported.tolerated["H013"]
+    assert "H013 (raw math character in HTML text)" in imported.spec_text
+    imported.write(tree / "specs" / imported.spec_name)
+    done = runner.invoke(
+        app, ["generate", "--out", str(tree), "--force", "--specs", str(tree / "specs")]
+    )
+    assert done.exit_code == 0, done.output
+    assert page.read_text().count("1 ≤ <code>N</code>") == 1  # the page as its author wrote it
+    checked = runner.invoke(app, ["check", str(tree), "--select", "H"])
+    assert checked.exit_code == 0, checked.output
+    (line,) = [line for line in checked.output.splitlines() if " H013 " in line]
+    assert line.endswith(f"[tolerated by {tree / 'specs' / imported.spec_name}]")
+    assert checked.output.splitlines()[-1].startswith("0 error(s), 0 warning(s), 1 tolerated")
+    page.write_text(page.read_text().replace("1 ≤ <code>N</code>", "1 ≤  <code>N</code>"))
+    edited = runner.invoke(app, ["check", str(tree), "--select", "H"]).output
+    assert " H013 " in edited and "[tolerated by" not in edited
