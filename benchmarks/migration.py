@@ -239,8 +239,12 @@ def measure(clone: Path, work: Path, languages: Optional[str], perf_mb: int, hoo
     failing = hook_failures(copy, changed_files) if hooks else {}
     check_seconds, checked = chgen("generate", "--check", "--out", ".", cwd=copy, env=env)
     _, static = chgen("check", ".", cwd=copy, env=env)
-    _, static_before = chgen("check", ".", cwd=clone, env=env)
-    findings_before, findings_after = _findings(static_before.stdout), _findings(static.stdout)
+    _, static_json = chgen("check", ".", "--format", "json", cwd=copy, env=env)
+    _, static_before = chgen("check", ".", "--format", "json", cwd=clone, env=env)
+    before_parts, after_parts = _findings(static_before.stdout), _findings(static_json.stdout)
+    findings_before = set().union(*before_parts.values())
+    findings_after = after_parts["counted"]
+    tolerated, unmanaged = after_parts["tolerated"], after_parts["unmanaged"]
     return {
         "import": {"seconds": round(import_seconds, 1), "summary": _counts_only(summary)},
         "generate": {"seconds": round(generate_seconds, 1), "error": _counts_only(generate_error)},
@@ -267,7 +271,12 @@ def measure(clone: Path, work: Path, languages: Optional[str], perf_mb: int, hoo
             "check_findings_before": len(findings_before),
             "check_findings_after": len(findings_after),
             "check_new_findings": sorted(findings_after - findings_before),
-            "check_findings_gone": len(findings_before - findings_after),
+            "check_findings_gone": len(findings_before - findings_after - tolerated - unmanaged),
+            # findings that do not count (chgen check): a spec tolerates them, or no spec owns
+            # their challenge; a tolerated one the original did not have is a new finding hidden
+            "check_tolerated": len(tolerated),
+            "check_tolerated_new": sorted(tolerated - findings_before),
+            "check_unmanaged": len(unmanaged),
         },
         "changed_by_challenge": _changed_by_challenge(rows),
         "starters_changed": _starters_by_cause(rows, report_path),
@@ -319,13 +328,21 @@ def _unexplained_py(rows: List[Tuple[str, str]], report_path: Path) -> List[str]
     return sorted(found)
 
 
-def _findings(output: str) -> set:
-    """`chgen check` findings as (challenge, file, rule) names, without positions or text."""
-    found = set()
-    for line in output.splitlines():
-        match = re.match(r"^challenges/\w+/([^/]+)/(\S+?):\d+:\d+: ([A-Z]\d{3}) ", line)
-        if match:
-            found.add(f"{match.group(1)} {match.group(2)} {match.group(3)}")
+def _findings(output: str) -> Dict[str, set]:
+    """`chgen check --format json` findings as (challenge, file, rule) names, without positions
+    or text, by how they count: counted, tolerated (by a spec), unmanaged (no spec)."""
+    found: Dict[str, set] = {"counted": set(), "tolerated": set(), "unmanaged": set()}
+    try:
+        rows = json.loads(output or "[]")
+    except ValueError:
+        return found
+    for row in rows:
+        match = re.match(r"^challenges/\w+/([^/]+)(?:/(\S+))?$", row.get("path", ""))
+        if not match:
+            continue
+        part = "tolerated" if "tolerated_by" in row else "counted"
+        part = "unmanaged" if row.get("managed") is False else part
+        found[part].add(f"{match.group(1)} {match.group(2) or '.'} {row.get('code')}")
     return found
 
 
@@ -392,6 +409,10 @@ def markdown(result: Dict[str, Any], meta: Dict[str, Any]) -> str:
         f"{result['after']['check_findings_before']} / {result['after']['check_findings_after']} / "
         f"{len(result['after']['check_new_findings'])} / "
         f"{result['after']['check_findings_gone']} |",
+        f"| `chgen check` afterwards, not counted: tolerated by a spec (of them not in the "
+        f"original) / not managed by chgen | {result['after']['check_tolerated']} "
+        f"({len(result['after']['check_tolerated_new'])}) / "
+        f"{result['after']['check_unmanaged']} |",
         "",
         "## Files by kind",
         "",

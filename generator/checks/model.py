@@ -7,6 +7,7 @@ of the example tensors, the number of functional cases, the values a generator r
 from __future__ import annotations
 
 import ast
+import copy
 from typing import Dict, List, Optional, Tuple
 
 from generator.challenge.pyfile import ChallengePy, walk
@@ -123,6 +124,80 @@ def _keyword(node: ast.Call, name: str) -> Optional[ast.expr]:
     return None
 
 
+def _bound_arguments(
+    arguments: ast.arguments, call: ast.Call, skip_self: bool = False
+) -> Dict[str, ast.expr]:
+    """A call's argument expressions by parameter name, the defaults where it passes none."""
+    params = [a.arg for a in arguments.args[1 if skip_self else 0 :]]
+    bound: Dict[str, ast.expr] = {}
+    defaults = arguments.defaults
+    for name, default in zip(params[len(params) - len(defaults) :], defaults):
+        bound[name] = default
+    bound.update(zip(params, call.args))
+    for keyword in call.keywords:
+        if keyword.arg:
+            bound[keyword.arg] = keyword.value
+    return bound
+
+
+class _Substitute(ast.NodeTransformer):
+    def __init__(self, values: Dict[str, ast.expr]):
+        self.values = values
+
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        return copy.deepcopy(self.values[node.id]) if node.id in self.values else node
+
+
+def _is_none(node: ast.expr) -> Optional[bool]:
+    """Whether a bound argument is None, when its expression says so (a literal)."""
+    if isinstance(node, ast.Constant):
+        return node.value is None
+    if isinstance(node, (ast.List, ast.Tuple, ast.Dict, ast.Call, ast.BinOp)):
+        return False
+    return None
+
+
+def _partially_evaluated(
+    function: ast.FunctionDef, call: ast.Call, outer: Dict[str, ast.expr]
+) -> Optional[ast.expr]:
+    """What a small local helper returns for this call, its parameters replaced by the call's
+    arguments: its body read as `if NAME is [not] None: return A` statements then `return B`,
+    each test decided by the argument's literal; None for any other body or an undecided test."""
+    args = _Substitute(outer)
+    call = ast.Call(
+        func=call.func,
+        args=[args.visit(copy.deepcopy(a)) for a in call.args],
+        keywords=[
+            ast.keyword(arg=k.arg, value=args.visit(copy.deepcopy(k.value))) for k in call.keywords
+        ],
+    )
+    bound = _bound_arguments(function.args, call)
+    for statement in function.body:
+        if isinstance(statement, ast.Return) and statement.value is not None:
+            return _Substitute(bound).visit(copy.deepcopy(statement.value))
+        test = statement.test if isinstance(statement, ast.If) else None
+        if (
+            not isinstance(test, ast.Compare)
+            or not isinstance(test.left, ast.Name)
+            or test.left.id not in bound
+            or len(test.ops) != 1
+            or not isinstance(test.ops[0], (ast.Is, ast.IsNot))
+            or not (isinstance(test.comparators[0], ast.Constant))
+            or test.comparators[0].value is not None
+            or statement.orelse
+            or len(statement.body) != 1
+            or not isinstance(statement.body[0], ast.Return)
+        ):
+            return None
+        none = _is_none(bound[test.left.id])
+        if none is None:
+            return None
+        if none == isinstance(test.ops[0], ast.Is):
+            value = statement.body[0].value
+            return None if value is None else _Substitute(bound).visit(copy.deepcopy(value))
+    return None
+
+
 def case_values(
     model: ChallengePy, method_name: str
 ) -> Tuple[Optional[Dict[str, ast.expr]], Dict[str, ast.expr]]:
@@ -151,20 +226,33 @@ def case_values(
         builder = model.methods.get(value.func.attr)
         if builder is None:
             return None, env
-        builder_returns = [n for n in walk(builder) if isinstance(n, ast.Return)]
+        nested = {
+            id(r)
+            for f in walk(builder)
+            if isinstance(f, ast.FunctionDef) and f is not builder
+            for r in walk(f)
+        }  # a local helper's own returns are not the builder's
+        builder_returns = [
+            n for n in walk(builder) if isinstance(n, ast.Return) and id(n) not in nested
+        ]
         if len(builder_returns) != 1 or not isinstance(builder_returns[0].value, ast.Dict):
             return None, env
-        params = [a.arg for a in builder.args.args[1:]]
-        bound: Dict[str, ast.expr] = dict(zip(params, value.args))
-        for keyword in value.keywords:
-            if keyword.arg:
-                bound[keyword.arg] = keyword.value
+        bound = _bound_arguments(builder.args, value, skip_self=True)
         builder_env = assignments(builder)
         merged = {**env, **builder_env}
+        local = {
+            n.name: n for n in builder.body if isinstance(n, ast.FunctionDef)
+        }  # helpers the builder defines, e.g. `def tensor_or_random(values): ...`
         items = {}
         for key, expr in (_dict_items(builder_returns[0].value) or {}).items():
             if isinstance(expr, ast.Name) and expr.id in bound:
                 items[key] = bound[expr.id]
+            elif (
+                isinstance(expr, ast.Call)
+                and isinstance(expr.func, ast.Name)
+                and expr.func.id in local
+            ):
+                items[key] = _partially_evaluated(local[expr.func.id], expr, bound) or expr
             else:
                 items[key] = expr
         return items, merged

@@ -25,6 +25,13 @@ class Options:
     cases: Tuple[int, int] = DEFAULT_CASES
     generated: Path = Path("generated")  # the tree that spec files are compared with (G002)
     jobs: int = 0  # processes for the static rules; 0 picks by tree size
+    #: honour a tree's manifest (checks/managed.py): its specs' tolerated_rules, and challenges
+    #: it records no file of set apart; off, every finding counts (the importer's own reading)
+    managed: bool = False
+    #: with `managed`: count the findings of challenges chgen does not manage all the same
+    count_unmanaged: bool = False
+    #: the specs folder that a tree's manifest owners are found in (None: beside the tree)
+    specs: Optional[Path] = None
 
     def tiers(self) -> Tuple[str, ...]:
         """Static and spec rules always run; a slower tier runs when its flag is given or when

@@ -45,10 +45,16 @@ class Targets:
 
 @dataclass
 class Result:
+    #: the findings that count (all of them, unless the run honours a manifest)
     findings: List[Finding]
     challenges: int
     specs: int
     seconds: float
+    #: findings a spec tolerates, each with that spec's file (checks/managed.py)
+    tolerated: List[Tuple[Finding, str]] = field(default_factory=list)
+    #: findings of challenges chgen does not manage (no spec), and those challenges' ids
+    unmanaged: List[Finding] = field(default_factory=list)
+    unmanaged_ids: List[str] = field(default_factory=list)
 
     @property
     def errors(self) -> int:
@@ -225,13 +231,33 @@ def run(paths: Sequence[Path], options: Optional[Options] = None) -> Result:
         from generator.checks import specs
 
         specs.check(targets.specs, report)
+    found = report.sorted()
+    if not options.managed:
+        return Result(found, len(challenges), len(targets.specs), time.perf_counter() - started)
+    from generator.checks import managed
+
+    parts = managed.split(found, challenges, options.specs, options.count_unmanaged)
     return Result(
-        report.sorted(), len(challenges), len(targets.specs), time.perf_counter() - started
+        parts.counted,
+        len(challenges),
+        len(targets.specs),
+        time.perf_counter() - started,
+        parts.tolerated,
+        parts.unmanaged,
+        parts.unmanaged_ids,
     )
 
 
 def render_human(result: Result) -> str:
-    lines = [finding.render() for finding in result.findings]
+    shown = [(f, f.render()) for f in result.findings]
+    shown += [(f, f"{f.render()} [tolerated by {spec}]") for f, spec in result.tolerated]
+    lines = [line for _, line in sorted(shown, key=lambda item: item[0])]
+    if result.unmanaged:
+        lines.append(
+            f"not managed by chgen (no spec): ids {', '.join(result.unmanaged_ids)}, "
+            f"{len(result.unmanaged)} finding(s)"
+        )
+        lines += [finding.render() for finding in result.unmanaged]
     lines.append(summary(result))
     return "\n".join(lines) + "\n"
 
@@ -242,11 +268,21 @@ def summary(result: Result) -> str:
         what.append(f"{result.challenges} challenge(s)")
     if result.specs:
         what.append(f"{result.specs} spec(s)")
+    apart = ""
+    if result.tolerated:
+        apart += f", {len(result.tolerated)} tolerated"
+    if result.unmanaged:
+        apart += f", {len(result.unmanaged)} not managed by chgen"
     return (
-        f"{result.errors} error(s), {result.warnings} warning(s) in {' and '.join(what)} "
+        f"{result.errors} error(s), {result.warnings} warning(s){apart} in {' and '.join(what)} "
         f"({result.seconds:.2f} s)"
     )
 
 
 def render_json(result: Result) -> str:
-    return json.dumps([f.as_dict() for f in result.findings], indent=2) + "\n"
+    """Every finding; one that does not count says why: `tolerated_by` (the spec file), or
+    `managed: false` (a challenge chgen does not manage)."""
+    rows = [(f, f.as_dict()) for f in result.findings]
+    rows += [(f, {**f.as_dict(), "tolerated_by": spec}) for f, spec in result.tolerated]
+    rows += [(f, {**f.as_dict(), "managed": False}) for f in result.unmanaged]
+    return json.dumps([row for _, row in sorted(rows, key=lambda r: r[0])], indent=2) + "\n"

@@ -43,6 +43,13 @@ class SourceFile:
         self.syntax_error: Optional[SyntaxError] = None
         self._parsed = False
 
+    @classmethod
+    def of_text(cls, text: str, display: str) -> "SourceFile":
+        """A file's text read elsewhere (the importer's original starter), under `display`."""
+        source = cls(Path(display), display)
+        source._text = text
+        return source
+
     @property
     def text(self) -> str:
         if self._text is None:

@@ -448,9 +448,7 @@ def _shape(lang: Language, parsed: Parsed, source: SourceFile, easy: bool, repor
             )
         return
     what = "a medium/hard starter" if not easy else f"an easy {lang.title} starter"
-    for line, col, name in parsed.extras:
-        if line < parsed.solve_line and name not in parsed.kernels:
-            continue  # a helper shipped before solve (a hash the solver uses, as public 24 has)
+    for line, col, name in _stub_definitions(parsed):
         report.add("S010", where, line, col, f"`{name}` is defined, but {what} holds only solve")
     if not parsed.body_empty:
         report.add(
@@ -461,6 +459,33 @@ def _shape(lang: Language, parsed: Parsed, source: SourceFile, easy: bool, repor
             f"solve's body is not empty, but {what} leaves it empty",
             f"leave only `{lang.empty_body}`",
         )
+
+
+def _stub_definitions(parsed: Parsed) -> List[Tuple[int, int, str]]:
+    """The definitions S010 flags where a starter holds only solve: a kernel stub, anything after
+    solve; a helper shipped before solve (a hash the solver uses, as public 24 has) is not one."""
+    return [
+        (line, col, name)
+        for line, col, name in parsed.extras
+        if not (line < parsed.solve_line and name not in parsed.kernels)
+    ]
+
+
+def stub_definitions(
+    lang: Language, text: str, easy: bool
+) -> Tuple[List[int], List[Tuple[int, str]]]:
+    """Where S010 would flag a definition in this starter's text (the importer's original): the
+    first line of each top-level definition (and of solve), and (line, name) of those it flags.
+    None flagged for an easy scaffolded starter (its kernel stub is the scaffold) or a text that
+    does not parse."""
+    try:
+        parsed = PARSERS[lang.starter_syntax](SourceFile.of_text(text, lang.starter_name))
+    except StarterSyntaxError:
+        return [], []
+    starts = sorted({line for line, _, _ in parsed.extras} | {parsed.anchor_line})
+    if easy and lang.scaffolded:
+        return starts, []
+    return starts, [(line, name) for line, _, name in _stub_definitions(parsed)]
 
 
 # ---------------------------------------------------------------------------- parameter types

@@ -36,6 +36,18 @@ class CheckRequest:
     )
     generated: Path = option(TREE_DIR, "--tree", help="Tree that specs are compared with.")
     jobs: int = option(0, "--jobs", help="Processes for the static rules (0: by tree size).")
+    all_challenges: bool = option(
+        False,
+        "--all",
+        help="In a tree chgen manages (.chgen/manifest.json), count the findings of its challenges "
+        "that no spec owns too (by default they are listed apart and do not fail the check).",
+    )
+    specs_dir: Optional[Path] = option(
+        None,
+        "--specs",
+        help="Folder of the specs that own a managed tree's challenges, for their tolerated_rules "
+        "(default: the tree's specs/, else the specs/ beside it).",
+    )
     list_rules: bool = option(False, "--list-rules", help="Print every rule and exit.")
 
 
@@ -87,6 +99,9 @@ def run_check(req: CheckRequest) -> CheckResult:
         (int(low), int(high)),
         req.generated,
         req.jobs,
+        managed=True,
+        count_unmanaged=req.all_challenges,
+        specs=req.specs_dir,
     )
     try:
         result = runner.run(list(req.paths or runner.default_paths()), options)

@@ -220,6 +220,7 @@ def _imported_entry(outcome: Outcome) -> Dict[str, Any]:
         "page_parts": result.page_parts,
         "challenge_py": _py_entry(result.challenge_py),
         "starters": dict(result.starters),
+        "tolerated_rules": dict(result.tolerated),
     }
 
 

@@ -85,7 +85,7 @@ def import_challenge(
     starter_texts = starters.read_starters(directory / "starter", STARTERS)
     scaffold = scaffold_of(difficulty, slug, starter_texts, read.sizes, report)
     starter_scaffolds(scaffold, starter_texts, read.params, report)
-    starter_helpers = starter_helpers_of(starter_texts, scaffold, report)
+    starter_helpers = starter_helpers_of(starter_texts, scaffold, report, difficulty == "easy")
     requirements = page.requirements
     if not requirements:
         requirements = ["The <code>solve</code> function signature must remain unchanged"]

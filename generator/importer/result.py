@@ -63,6 +63,8 @@ class ImportResult:
     challenge_py: Optional[PyChanges] = None
     #: starter file name -> what became of it (identical, kept, migrated, chgen's form: ...)
     starters: Dict[str, str] = field(default_factory=dict)
+    #: rule code -> why the spec tolerates it (tolerated_rules): the original's form, kept
+    tolerated: Dict[str, str] = field(default_factory=dict)
 
     def write(self, spec_path: Path) -> List[Path]:
         """Write the spec (and its SVG sidecar next to it); return the paths written."""
@@ -116,6 +118,7 @@ def from_json(data: Any) -> ImportResult:
         page_parts=_counts(data.get("page_parts", {})),
         challenge_py=_py_changes(data.get("challenge_py")),
         starters=_starters(data.get("starters", {})),
+        tolerated=_tolerated(data.get("tolerated", {})),
     )
     if result.svg_name is not None and result.svg_text is None:
         raise Refused("a result that names an SVG file without its text")
@@ -172,6 +175,23 @@ def _starters(value: Any) -> Dict[str, str]:
         )
     ):
         raise Refused("a result whose starters are not names and outcomes")
+    return dict(value)
+
+
+def _tolerated(value: Any) -> Dict[str, str]:
+    """rule code -> a few words."""
+    if (
+        not isinstance(value, dict)
+        or len(value) > 200
+        or not all(
+            isinstance(k, str)
+            and re.fullmatch(r"[A-Z]\d{3}", k)
+            and isinstance(v, str)
+            and len(v) < 500
+            for k, v in value.items()
+        )
+    ):
+        raise Refused("a result whose tolerated rules are not codes and reasons")
     return dict(value)
 
 

@@ -67,15 +67,29 @@ def exploded_solve(texts: Dict[str, Optional[str]], report: Report) -> List[str]
 
 
 def starter_helpers_of(
-    texts: Dict[str, Optional[str]], scaffold: Optional[Dict[str, Any]], report: Report
+    texts: Dict[str, Optional[str]],
+    scaffold: Optional[Dict[str, Any]],
+    report: Report,
+    easy: bool = True,
 ) -> Dict[str, str]:
-    """Code the starters ship besides solve and the kernel stub, per language key."""
+    """Code the starters ship besides solve and the kernel stub, per language key; a definition
+    rule S010 flags (a medium/hard starter's kernel stub) is not carried, and the report says so."""
+    from generator.checks.starters import stub_definitions
+
     found = {}
     for lang in LANGUAGES:
         kernel = scaffold["kernel"] if scaffold else None
         variant = scaffold.get("starters", {}).get(lang.key, {}) if scaffold else {}
         kernel = variant.get("kernel", kernel)
-        code = starters.helpers(texts.get(lang.starter_name), kernel)
+        text = texts.get(lang.starter_name)
+        stubs = stub_definitions(lang, text, easy) if text is not None else ((), ())
+        code = starters.helpers(text, kernel, stubs)
+        if stubs[1] and code != starters.helpers(text, kernel):
+            names = ", ".join(f"`{name}`" for _, name in stubs[1])
+            report.note(
+                f"starter/{lang.starter_name}: {names} not carried into starter_helpers: rule "
+                "S010 flags it (such a starter holds only helpers and an empty solve)"
+            )
         if code is not None:
             found[lang.key] = lang.current_helper(code)
     if found:

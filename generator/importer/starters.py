@@ -13,7 +13,7 @@ import ast
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from generator.checks.source import starter_tree
 from generator.formatting import FormatError, format_text
@@ -44,12 +44,30 @@ _PREAMBLE_RE = re.compile(r"^(import |from \S+ import |#include\b)")
 _SOLVE_RE = re.compile(r"^(def solve\(|extern \"C\"|@export\b)")
 
 
-def helpers(text: Optional[str], kernel: Optional[str]) -> Optional[str]:
+def helpers(
+    text: Optional[str],
+    kernel: Optional[str],
+    stubs: Tuple[Sequence[int], Sequence[Tuple[int, str]]] = ((), ()),
+) -> Optional[str]:
     """The code a starter ships between its imports and its kernel stub (or, without one, the
-    comment above solve): helper functions such as a hash the solver should use."""
+    comment above solve): helper functions such as a hash the solver should use. `stubs`: the
+    first lines of the starter's top-level definitions, and (line, name) of those rule S010
+    flags (a kernel stub in a medium/hard starter), which are left out with their decorators."""
     if text is None:
         return None
     lines = text.splitlines()
+    starts, flagged = stubs
+    dropped: Set[int] = set()
+    for line, _ in flagged:
+        first = line - 1
+        while first > 0 and lines[first - 1].startswith(("@", "#", "//")):
+            first -= 1
+        end = min((s - 1 for s in starts if s > line), default=len(lines))
+        while end > first + 1 and lines[end - 1].startswith(("@", "#", "//")):
+            end -= 1  # the next definition's decorators and comment are its own
+        while end < len(lines) and not lines[end].strip():
+            end += 1  # and the blank lines after it: the code around keeps its own spacing
+        dropped.update(range(first, end))
     start = max((i + 1 for i, line in enumerate(lines) if _PREAMBLE_RE.match(line)), default=0)
     # the stub is named as in starter.cu, or with `_kernel` appended (the public Mojo and Triton
     # starters' habit when starter.cu names it without)
@@ -67,7 +85,8 @@ def helpers(text: Optional[str], kernel: Optional[str]) -> Optional[str]:
         lines[stop - 1].startswith(("@", "#", "//")) or not lines[stop - 1].strip()
     ):
         stop -= 1  # the kernel's or solve's decorators and comment, blank lines
-    code = "\n".join(lines[start:stop]).strip("\n")
+    kept = [line for i, line in enumerate(lines[start:stop], start) if i not in dropped]
+    code = "\n".join(kept).strip("\n")
     return code + "\n" if code.strip() else None
 
 

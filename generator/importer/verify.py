@@ -14,7 +14,7 @@ from generator.importer import starters
 from generator.importer.draft import SpecDraft
 from generator.importer.equivalence import Equivalence, compare
 from generator.importer.original import OPTIONAL_STARTERS, STARTERS, Read
-from generator.importer.page_kept import page_parts
+from generator.importer.page_kept import page_parts, tolerated_reasons
 from generator.importer.pychanges import PyChanges, account
 from generator.importer.report import ImportFailure, Report
 from generator.importer.result import ImportResult
@@ -60,6 +60,7 @@ def written_result(read: Read, finished: Finished) -> ImportResult:
         page_parts(draft),
         finished.py_changes,
         finished.starters,
+        finished.tolerated_rules,
     )
 
 
@@ -126,6 +127,7 @@ def finish(
         py_changes,
         {o.name: o.status for o in outcomes.values()},
         header,
+        tolerated_reasons(read, draft.tolerated_rules or []),
     )
 
 

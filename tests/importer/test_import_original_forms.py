@@ -3,6 +3,7 @@ writes them, so that what it imports also generates (fixtures/public_style/origi
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -173,3 +174,93 @@ def test_item_assignment_makes_a_fill_opaque_and_leaves_a_draw_its_distribution(
         "item assignment",
     )
     assert recipe_of(drawn).kind == "normal"
+
+
+def test_what_a_page_kept_as_written_breaks_is_tolerated_and_check_passes_it(
+    runner, tmp_path: Path
+):
+    """A raw ≤ in the page (H013, a warning) is the author's text, carried unchanged: the spec
+    tolerates H013, the import says where and why, and `chgen check` on the tree it generates
+    passes it as tolerated; an edit of the page afterwards is counted again."""
+    tree = tmp_path / "public"
+    shutil.copytree(MEDIUM.parent / "core", tree / "challenges" / "core")
+    original = tree / "challenges" / "medium" / "211_run_totals"
+    shutil.copytree(MEDIUM / "211_run_totals", original)
+    page = original / "challenge.html"
+    page.write_text(page.read_text().replace("1 &le; <code>N</code>", "1 ≤ <code>N</code>"))
+    imported = import_challenge(original)
+    spec = yaml.safe_load(imported.spec_text)
+    assert "H013" in spec["tolerated_rules"]
+    assert "challenge.html" in imported.tolerated["H013"]
+    assert "H013 (raw math character in HTML text)" in imported.spec_text
+    imported.write(tree / "specs" / imported.spec_name)
+    done = runner.invoke(
+        app, ["generate", "--out", str(tree), "--force", "--specs", str(tree / "specs")]
+    )
+    assert done.exit_code == 0, done.output
+    assert page.read_text().count("1 ≤ <code>N</code>") == 1  # the page as its author wrote it
+    checked = runner.invoke(app, ["check", str(tree), "--select", "H"])
+    assert checked.exit_code == 0, checked.output
+    (line,) = [line for line in checked.output.splitlines() if " H013 " in line]
+    assert line.endswith(f"[tolerated by {tree / 'specs' / imported.spec_name}]")
+    assert checked.output.splitlines()[-1].startswith("0 error(s), 0 warning(s), 1 tolerated")
+    page.write_text(page.read_text().replace("1 ≤ <code>N</code>", "1 ≤  <code>N</code>"))
+    edited = runner.invoke(app, ["check", str(tree), "--select", "H"]).output
+    assert " H013 " in edited and "[tolerated by" not in edited
+
+
+STUB_CU = """#include <cuda_runtime.h>
+
+__device__ float twice(float v) { return 2.0f * v; }
+
+__global__ void run_totals_kernel(const float* x, const int* starts, float* totals, int N) {}
+
+// x, starts, totals are device pointers (i.e. pointers to memory on the GPU)
+extern "C" void solve(const float* x, const int* starts, float* totals, int N) {}
+"""
+STUB_TRITON = """import torch
+import triton
+import triton.language as tl
+
+
+def block_count(n):
+    return (n + 1023) // 1024
+
+
+@triton.jit
+def run_totals_kernel(x, starts, totals, N):
+    x = x.to(tl.pointer_type(tl.float32))
+
+
+# x, starts, totals are tensors on the GPU
+def solve(x: torch.Tensor, starts: torch.Tensor, totals: torch.Tensor, N: int):
+    pass
+"""
+
+
+def test_a_medium_starters_kernel_stub_is_not_carried_as_a_helper(runner, tmp_path: Path):
+    """S010 flags a kernel stub in a medium starter: the import carries the helpers around it
+    (starter_helpers), not the stub, and says so; the regenerated starters are S010-clean."""
+    tree = tmp_path / "public"
+    shutil.copytree(MEDIUM.parent / "core", tree / "challenges" / "core")
+    original = tree / "challenges" / "medium" / "211_run_totals"
+    shutil.copytree(MEDIUM / "211_run_totals", original)
+    (original / "starter").mkdir()
+    (original / "starter" / "starter.cu").write_text(STUB_CU)
+    (original / "starter" / "starter.triton.py").write_text(STUB_TRITON)
+    imported = import_challenge(original)
+    helpers = yaml.safe_load(imported.spec_text)["starter_helpers"]
+    assert helpers["cuda"] == "__device__ float twice(float v) { return 2.0f * v; }\n"
+    assert helpers["triton"] == "def block_count(n):\n    return (n + 1023) // 1024\n"
+    assert (
+        "starter/starter.cu: `run_totals_kernel` not carried into starter_helpers: rule S010 "
+        "flags it" in imported.spec_text
+    )
+    imported.write(tree / "specs" / imported.spec_name)
+    done = runner.invoke(
+        app, ["generate", "--out", str(tree), "--force", "--specs", str(tree / "specs")]
+    )
+    assert done.exit_code == 0, done.output
+    assert "twice" in (original / "starter" / "starter.cu").read_text()
+    checked = runner.invoke(app, ["check", str(tree), "--select", "S010", "--format", "json"])
+    assert json.loads(checked.output) == []
