@@ -41,6 +41,8 @@ class Finished:
     py_changes: PyChanges
     starters: Dict[str, str]
     header: List[str]  # the spec's leading comments
+    #: per rule the draft tolerates, what it checks and which of the original's files break it
+    tolerated_rules: Dict[str, str]
 
 
 def written_result(read: Read, finished: Finished) -> ImportResult:
