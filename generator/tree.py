@@ -48,6 +48,14 @@ def sha256(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+def as_recorded(path: Path, entry: Dict[str, str]) -> bool:
+    """The file at `path` holds what chgen wrote there, by its manifest `entry`'s hash."""
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest() == entry.get("sha256")
+    except OSError:
+        return False
+
+
 @dataclass
 class Manifest:
     """Which owner (spec, or the shared base class) wrote which file, with its hash.

@@ -19,7 +19,6 @@ project's `generated/`). A spec that cannot be found or read tolerates nothing.
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple
@@ -28,7 +27,7 @@ import yaml
 
 from generator.checks.registry import Finding
 from generator.checks.source import ChallengeDir, Tree
-from generator.tree import Manifest
+from generator.tree import Manifest, as_recorded
 
 #: where a tree without --specs keeps its specs, relative to its root, in this order
 SPEC_FOLDERS = (Path("specs"), Path("..") / "specs")
@@ -45,13 +44,6 @@ class Split:
     unmanaged: List[Finding] = field(default_factory=list)
     #: the unmanaged challenges that have findings, by id (their directory name without one)
     unmanaged_ids: List[str] = field(default_factory=list)
-
-
-def _digest(path: Path) -> Optional[str]:
-    try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
-    except OSError:
-        return None
 
 
 class _TreeRecord:
@@ -100,7 +92,7 @@ class _TreeRecord:
 
 
 def _unchanged(ch: ChallengeDir, entries: Dict[str, Dict[str, str]]) -> bool:
-    return all(_digest(ch.path / rel) == entry.get("sha256") for rel, entry in entries.items())
+    return all(as_recorded(ch.path / rel, entry) for rel, entry in entries.items())
 
 
 def split(
@@ -145,7 +137,7 @@ def split(
         owner = (entry or next(iter(entries.values()))).get("owner")
         spec_file, codes = record.spec(owner) if owner else (None, frozenset())
         if entry is not None:
-            same = _digest(ch.path / rel) == entry.get("sha256")
+            same = as_recorded(ch.path / rel, entry)
         else:  # the directory itself, or a file it lacks: the whole challenge as chgen wrote it
             same = (not rel or not (ch.path / rel).exists()) and _unchanged(ch, entries)
         if spec_file is not None and finding.code in codes and same:
