@@ -18,6 +18,7 @@ line, and the parent carries on.
 
 from __future__ import annotations
 
+import gc
 import os
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
@@ -211,6 +212,8 @@ def _child() -> None:
     from generator.spec.yamlpos import read_text
     from generator.tolerance_check import check_tolerance
     from generator.validation import check_rendered, formatter_findings
+
+    gc.freeze()  # what was imported lives as long as the child: no collection need walk it
 
     trees: Dict[str, List[str]] = {}
     for entry in job:

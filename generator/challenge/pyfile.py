@@ -8,7 +8,9 @@ is parsed here, once, and every fact keeps its line:column.
 from __future__ import annotations
 
 import ast
+import functools
 import io
+import re
 import textwrap
 import tokenize
 from dataclasses import dataclass, field
@@ -117,9 +119,34 @@ class ChallengePy:
     imports: Dict[str, str] = field(default_factory=dict)  # bound name -> import statement
     module_names: List[str] = field(default_factory=list)  # other module-level names
 
-    @property
+    @functools.cached_property
     def lines(self) -> List[str]:
         return self.text.splitlines()
+
+    @functools.cached_property
+    def _lines_with_ends(self) -> List[str]:
+        """The text split as ast splits it for a node's source (only at \\n, \\r\\n and \\r)."""
+        return re.findall(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$", self.text)
+
+    def segment(self, node: ast.AST, padded: bool = False) -> Optional[str]:
+        """What ast.get_source_segment gives for `node`, from the lines split once (the ast
+        function splits the whole text again on every call: the import asks hundreds of times)."""
+        end_line, end_col = getattr(node, "end_lineno", None), getattr(node, "end_col_offset", None)
+        if end_line is None or end_col is None:
+            return None
+        lines = self._lines_with_ends
+        first, last, col = node.lineno - 1, end_line - 1, node.col_offset  # type: ignore[attr-defined]
+        if first == last:
+            return lines[first].encode()[col:end_col].decode()
+        head = lines[first].encode()
+        pad = "".join(c if c in "\f\t" else " " for c in head[:col].decode()) if padded else ""
+        return "".join(
+            [
+                pad + head[col:].decode(),
+                *lines[first + 1 : last],
+                lines[last].encode()[:end_col].decode(),
+            ]
+        )
 
     @property
     def tensors(self) -> List[SigEntry]:
@@ -141,7 +168,7 @@ class ChallengePy:
         node = self.methods.get(name)
         if node is None:
             return None
-        segment = ast.get_source_segment(self.text, node, padded=True) or ""
+        segment = self.segment(node, padded=True) or ""
         return Method(
             name=name,
             node=node,

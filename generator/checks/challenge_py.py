@@ -544,9 +544,7 @@ _MAYBE = (ast.IfExp, ast.Lambda, ast.BoolOp, ast.ListComp, ast.SetComp, ast.Dict
           ast.GeneratorExp)  # fmt: skip
 
 
-def _draw_on_every_call(
-    model: ChallengePy, method: str, seen: Set[str]
-) -> Optional[tuple]:
+def _draw_on_every_call(model: ChallengePy, method: str, seen: Set[str]) -> Optional[tuple]:
     """(method, call) of the first random draw that calling `method` makes whatever its
     arguments: in its straight-line code (no if, loop, try or nested function), or in a method
     of the class it calls there. A draw that depends on the arguments (behind an if) is not

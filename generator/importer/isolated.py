@@ -16,6 +16,7 @@ no network); what challenge.py prints goes nowhere.
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import selectors
@@ -129,6 +130,8 @@ def serve() -> None:
 
         torch.set_num_threads(1)  # the pool is the parallelism; threads would oversubscribe
         import generator.importer.build  # noqa: F401  (what every import needs, once)
+
+        gc.freeze()  # what was imported lives as long as the worker: no collection need walk it
     except Exception as exc:
         say(encode({"broken": f"{type(exc).__name__}: {exc}"}))
         return

@@ -179,8 +179,8 @@ def _module_code(old: ChallengePy, new: ChallengePy, found: Dict[str, List[str]]
 def _attributes(old: ChallengePy, new: ChallengePy, found: Dict[str, List[str]]) -> None:
     for name in ATTRIBUTES:
         a, b = old.attributes.get(name), new.attributes.get(name)
-        text_a = ast.get_source_segment(old.text, a) if a is not None else None
-        text_b = ast.get_source_segment(new.text, b) if b is not None else None
+        text_a = old.segment(a) if a is not None else None
+        text_b = new.segment(b) if b is not None else None
         if text_a != text_b:
             _add(found, "class attributes respelled", f"`{text_a}` -> `{text_b}`")
     others = [

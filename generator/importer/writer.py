@@ -59,11 +59,20 @@ def number(value: Any) -> str:
     return text
 
 
+#: the safe loader, in C where PyYAML has libyaml: the writer reads back every value it writes
+_SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def _read(text: str) -> Any:
+    """`text` as yaml.safe_load reads it."""
+    return yaml.load(text, Loader=_SAFE_LOADER)
+
+
 @functools.lru_cache(maxsize=4096)
 def _reads_back(text: str, value: str, flow: bool) -> bool:
     document = f"{{k: {text}}}" if flow else f"k: {text}"
     try:
-        return yaml.safe_load(document) == {"k": value}
+        return _read(document) == {"k": value}
     except yaml.YAMLError:
         return False
 
@@ -153,7 +162,7 @@ def block(key: str, text: str) -> List[str]:
     indicator = "|2" if lines[0][:1] in (" ", "\t") else "|"
     out = [f"{key}: {indicator}"] + [f"  {line}" if line.strip() else "" for line in lines]
     try:
-        ok = bool(body.strip()) and yaml.safe_load("\n".join(out) + "\n") == {key: text}
+        ok = bool(body.strip()) and _read("\n".join(out) + "\n") == {key: text}
     except yaml.YAMLError:
         ok = False
     return out if ok else [f"{key}: {json.dumps(text, ensure_ascii=False)}"]
@@ -256,7 +265,7 @@ def dump_spec(data: Dict[str, Any], comments: List[str]) -> str:
         raise WriteError(f"fields without a place in the spec layout: {sorted(missing)}")
     text = "\n".join(out) + "\n"
     expected = {k: v for k, v in data.items() if v is not None}
-    if yaml.safe_load(text) != plain(expected):
+    if _read(text) != plain(expected):
         raise WriteError("the spec written does not read back as the data it was written from")
     return text
 

@@ -103,7 +103,10 @@ def _node_error(raw: PositionedData, path: PathKey, group: List[Dict[str, Any]])
         return _distribution_error(raw, path, value, first.get("msg", ""))
     if kind == "value_error":
         error = first.get("ctx", {}).get("error")
-        hint = getattr(error, "hint", "") or "see docs/spec.md (or `chgen schema --markdown`) for this field"
+        hint = (
+            getattr(error, "hint", "")
+            or "see docs/spec.md (or `chgen schema --markdown`) for this field"
+        )
         at = getattr(error, "at", None)
         if at is not None:
             where = raw.position(as_written(raw, path + (at,)))
@@ -164,7 +167,9 @@ def _bound_error(where: Position, field: str, err: Dict[str, Any]) -> SpecError:
             "add entries" if kind == "too_short" else "remove entries",
         )
     return SpecError(
-        where, f"{field}: {err.get('msg', 'invalid value')}", "see the spec format: docs/spec.md, or `chgen schema --markdown`"
+        where,
+        f"{field}: {err.get('msg', 'invalid value')}",
+        "see the spec format: docs/spec.md, or `chgen schema --markdown`",
     )
 
 
