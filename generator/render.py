@@ -785,6 +785,9 @@ class ChallengeHtmlContext(TemplateContext):
     requirements_gap: str  # the blank lines before each section's <h2>
     example_gaps: List[str]
     constraints_gap: str
+    requirements_end: str  # each standard section's </h2>, as the page writes it
+    example_ends: List[str]
+    constraints_end: str
     #: a multi-GPU challenge: the paragraphs that explain the ranks (empty otherwise)
     #: a multi-GPU challenge's setup paragraphs, each as its lines (wrapped as spec paragraphs are)
     rank_setup: List[List[str]] = field(default_factory=list)
@@ -890,6 +893,7 @@ def challenge_html_context(loaded: LoadedSpec) -> ChallengeHtmlContext:
     examples = spec.examples
     titles = example_titles([ex.title for ex in examples])
     gaps = headings.write_gaps(spec.page, len(examples))
+    ends = headings.write_ends(spec.page, len(examples))
     items = spec.requirement_items + list(spec.constraints)
     indents = lists.write(spec.page, len(items))
     split = len(spec.requirement_items)
@@ -914,6 +918,9 @@ def challenge_html_context(loaded: LoadedSpec) -> ChallengeHtmlContext:
         requirements_gap=gaps[0],
         example_gaps=gaps[1:-1],
         constraints_gap=gaps[-1],
+        requirements_end=ends[0],
+        example_ends=ends[1:-1],
+        constraints_end=ends[-1],
         rank_setup=rank_setup(spec),
         sections=own_sections(spec),
     )

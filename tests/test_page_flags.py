@@ -101,6 +101,17 @@ def test_section_gaps(gaps):  # 1_vector_add has two examples: four standard sec
     assert read == ({"section_gaps": gaps} if any(g != 1 for g in gaps) else {})
 
 
+@FLAGS
+@given(
+    ends=st.lists(
+        st.sampled_from(["</h2>", "</h2 >", "</h2  >", "</h2\t>"]), min_size=4, max_size=4
+    )
+)
+def test_heading_ends(ends):  # four standard sections, as above
+    read = _read_back(_spec(PRE_SPEC, {"heading_ends": ends}))
+    assert read == ({"heading_ends": ends} if any(e != "</h2>" for e in ends) else {})
+
+
 # ------------------------------------------------------------------ pre
 
 PRE_DEFAULTS = DEFAULTS["pre"]

@@ -61,6 +61,7 @@ class Heading:
     closed: bool
     body_end: int  # where the section's content ends (next h2 or end of page)
     body_start: int = 0  # where it begins (after </h2>)
+    end_tag: str = ""  # its end tag as written (`</h2>`, `</h2 >`); empty when not closed
 
 
 def scan(text: str) -> List[Tag]:
@@ -152,8 +153,11 @@ class Page:
                     break
             title = strip_tags(self.text[tag.end : end]).rstrip(":").strip()
             body_start = self.text.find(">", end) + 1 if closed else end
+            end_tag = self.text[end:body_start] if closed else ""
             found.append(
-                Heading(int(tag.name[1]), tag.start, title, closed, len(self.text), body_start)
+                Heading(
+                    int(tag.name[1]), tag.start, title, closed, len(self.text), body_start, end_tag
+                )
             )
         h2 = [h for h in found if h.level == 2]
         for current, following in zip(h2, h2[1:]):
@@ -871,6 +875,7 @@ def page_layout(page: Page, examples: List[Example]) -> Dict[str, Any]:
             {text[text.rfind("\n", 0, h.start) + 1 : h.start] for h in standard},
             gapped,
             [_blank_lines_before(text, h.start) for h in standard],
+            [h.end_tag for h in standard],
         )
     )
     for key, family, kind in (("pre", pre_flags, PRE), ("matrix", matrix_flags, BMATRIX)):

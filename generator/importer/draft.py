@@ -141,6 +141,7 @@ class PageLayout:
     indent: Optional[str] = None
     heading_gap: Optional[List[str]] = None
     section_gaps: Optional[List[int]] = None
+    heading_ends: Optional[List[str]] = None
     pre: Optional[Dict[str, Any]] = None  # model.PreForm's flags, as generator/page/pre.py reads
     matrix: Optional[Dict[str, Any]] = None  # model.MatrixForm's, as generator/page/matrix.py reads
 

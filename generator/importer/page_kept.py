@@ -173,6 +173,10 @@ def page_form(
         report.note(
             "challenge.html: the blank lines between sections are chgen's (an example is left out)"
         )
+    ends = form.heading_ends
+    if ends is not None and len(ends) != examples + 2:
+        form.heading_ends = None
+        report.note("challenge.html: the headings' end tags are chgen's (an example is left out)")
     return form
 
 

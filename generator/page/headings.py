@@ -1,5 +1,6 @@
-"""`page.indent`, `page.heading_gap` and `page.section_gaps`: the spaces before the standard
-sections' <h2>s and the blank lines around them, written and read back side by side."""
+"""`page.indent`, `page.heading_gap`, `page.section_gaps` and `page.heading_ends`: the spaces
+before the standard sections' <h2>s, the blank lines around them and how each <h2> ends, written
+and read back side by side."""
 
 from __future__ import annotations
 
@@ -20,10 +21,26 @@ def write_gaps(form: Any, examples: int) -> List[str]:
     return ["\n" * count for count in counts]
 
 
-def read(leads: Set[str], gapped: Mapping[str, bool], gaps_before: Sequence[int]) -> Dict[str, Any]:
+#: how an <h2> ends unless the page says otherwise
+END_TAG = "</h2>"
+
+
+def write_ends(form: Any, examples: int) -> List[str]:
+    """The end tag of each standard <h2> in page order (Implementation Requirements, each example,
+    Constraints); `</h2>` each by default."""
+    return list(form.heading_ends or [END_TAG] * (examples + 2))
+
+
+def read(
+    leads: Set[str],
+    gapped: Mapping[str, bool],
+    gaps_before: Sequence[int],
+    ends: Sequence[str] = (),
+) -> Dict[str, Any]:
     """The flags a page's standard sections show: `leads`, the text before each <h2> on its line;
     `gapped`, whether the first section of each kind has a blank line after its <h2>;
-    `gaps_before`, the blank lines before each <h2> in page order."""
+    `gaps_before`, the blank lines before each <h2> in page order; `ends`, each <h2>'s end tag
+    in page order."""
     form: Dict[str, Any] = {}
     if len(leads) == 1:
         lead = next(iter(leads))
@@ -34,4 +51,6 @@ def read(leads: Set[str], gapped: Mapping[str, bool], gaps_before: Sequence[int]
         form["heading_gap"] = gaps
     if any(gap != 1 for gap in gaps_before):
         form["section_gaps"] = list(gaps_before)
+    if any(end != END_TAG for end in ends):
+        form["heading_ends"] = list(ends)
     return form

@@ -721,6 +721,12 @@ class PageForm(Strict):
         "Implementation Requirements, each example, Constraints; one number per section; "
         "default one each",
     )
+    heading_ends: Optional[List[Annotated[str, Field(pattern=r"^</h2[ \t]*>$")]]] = Field(
+        default=None,
+        description="the end tag of each section's `<h2>` in page order: Implementation "
+        "Requirements, each example, Constraints; one per section, for a page that writes "
+        "some otherwise (`</h2 >`); default `</h2>` each",
+    )
     pre: PreForm = Field(
         default_factory=lambda: PreForm(), description="how a `<pre>` example writes its lines"
     )

@@ -19,6 +19,14 @@ def validate_page(view: SpecView) -> Iterable[Issue]:
             "(Implementation Requirements, each example, Constraints)",
             "give one number of blank lines per section",
         )
+    ends = spec.page.heading_ends
+    if ends is not None and len(ends) != sections:
+        yield (
+            ("page", "heading_ends"),
+            f"heading_ends gives {len(ends)} end tag(s); the page has {sections} sections "
+            "(Implementation Requirements, each example, Constraints)",
+            "give one end tag per section",
+        )
     if spec.after_svg is not None and spec.svg is None:
         yield (
             ("after_svg",),
