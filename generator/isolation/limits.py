@@ -90,9 +90,12 @@ def solution_uid() -> Optional[int]:
     return NOBODY if os.geteuid() == 0 else None
 
 
-def process_limit(uid: int) -> int:
-    """RLIMIT_NPROC counts every task of the user: what it runs now plus the solution's share."""
-    return user_processes(uid) + PROCESS_LIMIT
+def process_limit(uid: int, side_by_side: int = 1) -> int:
+    """RLIMIT_NPROC counts every task of the user, and the jobs a run holds at once all run as
+    that user: what it runs now, plus a share for each of them. With one share only, a job
+    started while the others were small fails once they grow (fourteen JAX jobs on one GPU, each
+    with a thread pool per core, could not launch ptxas or start a thread)."""
+    return user_processes(uid) + PROCESS_LIMIT * max(1, side_by_side)
 
 
 def virtual_size() -> int:

@@ -65,9 +65,12 @@ def value_fingerprint(value: Any) -> Any:
 
 
 def fields_fingerprint(instance: Any) -> Dict[str, Any]:
-    """Every field of a dataclass (e.g. a judge Job), so that a cache key cannot miss one."""
+    """Every field of a dataclass (e.g. a judge Job), so that a cache key cannot miss one; but
+    a field marked `fingerprint: False` (how the run is spread, not what is judged)."""
     return {
-        f.name: value_fingerprint(getattr(instance, f.name)) for f in dataclasses.fields(instance)
+        f.name: value_fingerprint(getattr(instance, f.name))
+        for f in dataclasses.fields(instance)
+        if f.metadata.get("fingerprint", True)
     }
 
 

@@ -187,7 +187,9 @@ class RankGroup:
         self.output = OutputTail(out_r)
         self.channels = [Channel(a) for a, _ in pairs]
         self.dog = Watchdog(self.proc, 0.0, memory_bytes=self.memory_limit, also_rss=idle_rss)
-        nproc = process_limit(mode.uid if mode.uid is not None else os.getuid())
+        nproc = process_limit(
+            mode.uid if mode.uid is not None else os.getuid(), job.get("side_by_side", 1)
+        )
         hellos = [
             {
                 "op": "hello",

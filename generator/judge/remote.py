@@ -129,7 +129,9 @@ class SolutionProcess:
             "language": job["language"],
             "params": param_rows(params),
             "artifact": artifact_path,
-            "nproc": process_limit(mode.uid if mode.uid is not None else os.getuid()),
+            "nproc": process_limit(
+                mode.uid if mode.uid is not None else os.getuid(), job.get("side_by_side", 1)
+            ),
             "memory_limit": self.memory_limit,
             "cpu_threads": job.get("cpu_threads"),
             "baseline": bool(job.get("baseline")),

@@ -96,6 +96,9 @@ class Job:
     baseline: bool = False
     #: built for `target` only, never run (a starter built for each GPU the platform lists)
     build_only: bool = False
+    #: how many jobs the run holds at once (they share the solutions' user and its process
+    #: limit); not part of the verdict's cache key
+    side_by_side: int = field(default=1, metadata={"fingerprint": False})
 
 
 @dataclass
@@ -362,6 +365,7 @@ def run_worker(job: Job, artifact: Path, modes: List[str]) -> Dict[str, Any]:
             "ranks": job.ranks,
             "baseline": job.baseline,
             "variants": job.variants,
+            "side_by_side": job.side_by_side,
         }
         from generator.judge.pool import active
 

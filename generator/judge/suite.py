@@ -117,6 +117,7 @@ def to_job(pj: PlanJob, plan: Plan, options: SuiteOptions, perf_phase: bool) -> 
         ranks=forced_ranks(pj, plan, options),
         baseline=pj.kind == "baseline",
         build_only=pj.kind == "build",
+        side_by_side=max(1, options.jobs),
     )
 
 
