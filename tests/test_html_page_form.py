@@ -348,7 +348,7 @@ def test_the_page_reader_finds_sections_and_indentation_again():
     loaded = load_spec_text(text, "spec.yaml").spec
     read = page_reader.read_page(page, ["C"], [p.name for p in loaded.signature])
     assert read.form == yaml.safe_load("page:\n" + block)["page"]
-    assert read.sections == yaml.safe_load(SECTIONS)["sections"]
+    assert [s.data() for s in read.sections] == yaml.safe_load(SECTIONS)["sections"]
 
 
 def test_after_svg_follows_the_svg_and_comes_back_on_import():

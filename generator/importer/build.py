@@ -126,7 +126,7 @@ def import_challenge(
         scaffold=scaffold,
         starter_helpers=starter_helpers or None,
         exploded_solve=exploded_solve(starter_texts, report) or None,
-        defaults=defaults or None,
+        defaults=defaults,
         functional=[case_entry(c, defaults, read.sizes, read.params, found.prefill) for c in cases],
         performance=performance,
         page=page_form(page, len(examples), item_count(requirements), report),

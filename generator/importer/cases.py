@@ -14,7 +14,7 @@ import torch
 
 from generator.dtypes import lookup
 from generator.importer import infer
-from generator.importer.draft import CaseEntry, PerformanceEntry
+from generator.importer.draft import CaseEntry, DefaultsEntry, PerformanceEntry
 from generator.importer.infer import ParamInfo
 from generator.importer.original import Read
 from generator.importer.report import Report
@@ -58,7 +58,7 @@ def inputs_of(
     return found
 
 
-def _defaults(cases: List[Case], params: List[ParamInfo], sizes: List[str]) -> Dict[str, Any]:
+def _defaults(cases: List[Case], params: List[ParamInfo], sizes: List[str]) -> DefaultsEntry:
     drawn = [c for c in cases if not c.from_example]
     inputs: Dict[str, Any] = {}
     for p in params:
@@ -86,12 +86,7 @@ def _defaults(cases: List[Case], params: List[ParamInfo], sizes: List[str]) -> D
                 scalars[p.name] = next(
                     c.scalars[p.name] for c in drawn if repr(c.scalars[p.name]) == best
                 )
-    out: Dict[str, Any] = {}
-    if scalars:
-        out["scalars"] = scalars
-    if inputs:
-        out["inputs"] = inputs
-    return out
+    return DefaultsEntry(scalars=scalars or None, inputs=inputs or None)
 
 
 def same_form(default: Optional[Dict[str, Any]], form: Dict[str, Any]) -> bool:
@@ -107,7 +102,7 @@ def case_shapes(params: List[ParamInfo], label: str) -> Dict[str, Any]:
 
 def case_entry(
     case: Case,
-    defaults: Dict[str, Any],
+    defaults: DefaultsEntry,
     sizes: List[str],
     params: List[ParamInfo],
     prefill: Start,
@@ -116,11 +111,11 @@ def case_entry(
     if case.from_example:
         entry.from_example = True
         return entry
-    default_scalars = defaults.get("scalars", {})
+    default_scalars = defaults.scalars or {}
     scalars = {
         k: v for k, v in case.scalars.items() if k in sizes or default_scalars.get(k, None) != v
     }
-    default_inputs = defaults.get("inputs", {})
+    default_inputs = defaults.inputs or {}
     inputs = {k: v for k, v in case.inputs.items() if not same_form(default_inputs.get(k), v)}
     entry.scalars = scalars or None
     entry.inputs = inputs or None
@@ -189,7 +184,7 @@ def _report_unplaced_seeds(run: Run, report: Report) -> None:
 class Cases:
     functional: List[Case]
     performance: Case
-    defaults: Dict[str, Any]
+    defaults: DefaultsEntry
     prefill: Start  # the spec-wide output start (the example's)
 
 
@@ -246,7 +241,7 @@ def _fill_unknown_performance(perf_case, perf, params, defaults, report) -> None
     """Inputs of a meta-device performance case whose recipe is unknown take the default form."""
     for p in params:
         if p.name in perf_case.inputs and not perf_case.inputs[p.name]:
-            fallback = defaults.get("inputs", {}).get(p.name)
+            fallback = (defaults.inputs or {}).get(p.name)
             kind = lookup(p.dtype).kind
             if fallback is None:
                 fallback = {"uniform": [-1.0, 1.0]} if kind == "float" else {"randint": [0, 2]}

@@ -1,10 +1,12 @@
 """The spec an import builds: one field per field of `generator.spec.model.Spec`, filled section by
 section, and the files it is written as. The sections the importer edits are typed, each a small
 dataclass standing for its model class field for field (Parameter: Param, ExampleEntry: Example,
-CaseEntry: Case, PerformanceEntry: Performance, PageLayout: PageForm), so that a misspelt field is
-an error where it is written, not a key the spec loader refuses later. `data()` is what the model
-validates and the writer writes: each section's fields in the order the spec writes them, a field
-at its default (None, or the bool the model defaults to) left out."""
+CaseEntry: Case, PerformanceEntry: Performance, DefaultsEntry: Defaults, ScaffoldEntry: Scaffold,
+StarterScaffoldEntry: StarterScaffold, SectionEntry: Section, PageLayout: PageForm, PreFlags:
+PreForm, MatrixFlags: MatrixForm), so that a misspelt field is an error where it is written, not a
+key the spec loader refuses later. `data()` is what the model validates and the writer writes:
+each section's fields in the order the spec writes them, a field at its default (None, or the
+value the model defaults to) left out."""
 
 from __future__ import annotations
 
@@ -20,14 +22,14 @@ _LAYOUT = {"layout": True}
 
 def written(part: Any) -> Dict[str, Any]:
     """A section's fields as the spec writes them, in order: every field without a default, the
-    others where they differ from it."""
+    others where they differ from it; a section held in a field as its own data."""
     found: Dict[str, Any] = {}
     for f in fields(part):
         if f.metadata.get("layout"):
             continue
         value = getattr(part, f.name)
         if f.default is MISSING or value != f.default:
-            found[f.name] = value
+            found[f.name] = _plain(value)
     return found
 
 
@@ -133,6 +135,93 @@ class ExampleEntry:
 
 
 @dataclass
+class DefaultsEntry:
+    """The scalars and input forms the functional cases share (model.Defaults); empty: none."""
+
+    scalars: Optional[Dict[str, Any]] = None
+    inputs: Optional[Dict[str, Any]] = None
+
+    def data(self) -> Optional[Dict[str, Any]]:
+        return written(self) or None
+
+
+@dataclass
+class StarterScaffoldEntry:
+    """Where one Python easy starter's stub and launch depart from chgen's
+    (model.StarterScaffold)."""
+
+    kernel: Optional[str] = None
+    parameters: Optional[List[str]] = None
+    grid: Optional[str] = None
+    block_keyword: bool = False
+
+    def data(self) -> Dict[str, Any]:
+        return written(self)
+
+
+@dataclass
+class ScaffoldEntry:
+    """An easy challenge's kernel stub and launch grid (model.Scaffold)."""
+
+    kernel: str
+    grid: List[str]
+    starters: Optional[Dict[str, StarterScaffoldEntry]] = None  # by language key
+
+    def data(self) -> Dict[str, Any]:
+        found = written(self)
+        if self.starters is not None:
+            found["starters"] = {key: entry.data() for key, entry in self.starters.items()}
+        return found
+
+
+@dataclass
+class SectionEntry:
+    """A section of the page's own (model.Section)."""
+
+    title: str
+    html: str
+    after: str
+    gap: int = 1
+
+    def data(self) -> Dict[str, Any]:
+        return written(self)
+
+
+@dataclass
+class PreFlags:
+    """How the page writes a <pre> example where it departs from chgen (model.PreForm), in the
+    order generator/page/pre.py reads them."""
+
+    tight: bool = False
+    indent: str = ""
+    aligned: bool = True
+    unnamed: Optional[List[str]] = None
+    size_note: bool = False
+    inline: bool = False
+
+    def data(self) -> Dict[str, Any]:
+        return written(self)
+
+
+@dataclass
+class MatrixFlags:
+    """How the page labels a bmatrix example where it departs from chgen (model.MatrixForm), in
+    the order generator/page/matrix.py reads them, `squeeze` (which the import decides) last."""
+
+    strong: bool = True
+    split: bool = True
+    gap: bool = True
+    labels: str = "code"
+    times: str = "&times;"
+    indent: str = ""
+    inline: bool = False
+    squeeze: bool = False
+
+    def data(self) -> Dict[str, Any]:
+        return written(self)
+
+
+@dataclass
 class PageLayout:
     """The page's layout choices that differ from chgen's (model.PageForm); empty: none."""
 
@@ -142,8 +231,8 @@ class PageLayout:
     heading_gap: Optional[List[str]] = None
     section_gaps: Optional[List[int]] = None
     heading_ends: Optional[List[str]] = None
-    pre: Optional[Dict[str, Any]] = None  # model.PreForm's flags, as generator/page/pre.py reads
-    matrix: Optional[Dict[str, Any]] = None  # model.MatrixForm's, as generator/page/matrix.py reads
+    pre: Optional[PreFlags] = None
+    matrix: Optional[MatrixFlags] = None
 
     def data(self) -> Optional[Dict[str, Any]]:
         return written(self) or None
@@ -175,14 +264,14 @@ class SpecDraft:
     constraints: List[str]
     examples: List[ExampleEntry]  # written as `example:` when there is one
     prefill: Any
-    scaffold: Optional[Dict[str, Any]]
+    scaffold: Optional[ScaffoldEntry]
     starter_helpers: Optional[Dict[str, str]]
     exploded_solve: Optional[List[str]]
-    defaults: Optional[Dict[str, Any]]
+    defaults: DefaultsEntry
     functional: List[CaseEntry]
     performance: PerformanceEntry
     page: PageLayout
-    sections: Optional[List[Dict[str, Any]]]
+    sections: Optional[List[SectionEntry]]
     tolerated_rules: Optional[List[str]]
     kept_starters: Optional[Dict[str, str]] = None
 

@@ -84,7 +84,7 @@ def _example_is_drawn(draft: SpecDraft) -> bool:
 def _forms(draft: SpecDraft, label: str) -> Dict[str, Any]:
     """The spec forms of a case's inputs (its own over the defaults)."""
     entry = draft.performance if label == coded.PERFORMANCE else draft.entry(label)
-    return {**((draft.defaults or {}).get("inputs") or {}), **(entry.inputs or {})}
+    return {**(draft.defaults.inputs or {}), **(entry.inputs or {})}
 
 
 def inexact(finished: Finished) -> List[str]:

@@ -23,6 +23,7 @@ from generator.challenge.page import (
 )
 from generator.challenge.page import read_page as read_page_facts
 from generator.html import NumberFormat, format_number
+from generator.importer.draft import SectionEntry
 from generator.importer.report import ImportFailure
 from generator.page.vocabulary import BULLET, section_of
 
@@ -59,7 +60,7 @@ class Page:
     #: the page's HTML after its SVG (the spec's `after_svg`)
     after_svg: Optional[str] = None
     #: the spec's `sections:`: the page's own sections, in page order
-    sections: List[Dict[str, Any]] = field(default_factory=list)
+    sections: List[SectionEntry] = field(default_factory=list)
     #: the performance bullet's HTML on one line, as written (not among `constraints`)
     bullet: Optional[str] = None
 
@@ -109,10 +110,7 @@ def read_page(
                 f"challenge.html: section {own.heading.title!r} stands between examples; "
                 "chgen places it after the last one"
             )
-        section: Dict[str, Any] = {"title": own.title, "after": own.after}
-        if own.gap != 1:
-            section["gap"] = own.gap
-        sections.append({**section, "html": own.html + "\n"})
+        sections.append(SectionEntry(own.title, own.html + "\n", own.after, own.gap))
     performance: Dict[str, int] = {}
     bullet = performance_bullet(page)
     last = " ".join(constraints[-1].split()).lower() if constraints else ""
@@ -164,7 +162,7 @@ def read_page(
         notes=notes,
         examples=every,
         form=page_layout(page, shown_examples),
-        sections=[section for section in sections if section["html"].strip()],
+        sections=[section for section in sections if section.html.strip()],
         after_svg=after or None,
         bullet=bullet_html,
     )

@@ -12,7 +12,7 @@ import torch
 from generator.challenge.page import read_page as read_page_facts
 from generator.html import example_form
 from generator.importer import html as page_reader
-from generator.importer.draft import PageLayout, SpecDraft
+from generator.importer.draft import MatrixFlags, PageLayout, PreFlags, SpecDraft
 from generator.importer.examples import example_tensors, split_explanation
 from generator.importer.original import Read
 from generator.importer.report import Report
@@ -31,7 +31,9 @@ def squeeze_batches_of_one(draft: SpecDraft, page_text: str, report: Report) -> 
     if all(example_form(tensors) == "pre" for tensors in shown) and all(
         example_form(tensors, squeeze=True) == "matrix" for tensors in shown
     ):
-        draft.page.matrix = {**(draft.page.matrix or {}), "squeeze": True}
+        if draft.page.matrix is None:
+            draft.page.matrix = MatrixFlags()
+        draft.page.matrix.squeeze = True
         report.note(
             "challenge.html: the example shows each tensor of a batch of one (leading dimensions "
             "1) as its matrix; so does the spec (page.matrix.squeeze)"
@@ -162,7 +164,13 @@ def page_form(
     """The page's layout choices; its blank lines between sections only while every example
     section is kept (one left out changes the count), its items' indentations only while every
     item is kept."""
-    form = PageLayout(**page.form)
+    choices = dict(page.form)
+    pre, matrix = choices.pop("pre", None), choices.pop("matrix", None)
+    form = PageLayout(
+        **choices,
+        pre=PreFlags(**pre) if pre else None,
+        matrix=MatrixFlags(**matrix) if matrix else None,
+    )
     indents = form.item_indents
     if indents is not None and len(indents) != requirements + len(page.constraints):
         form.item_indents = None

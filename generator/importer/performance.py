@@ -10,7 +10,7 @@ from generator.dtypes import lookup
 from generator.html import performance_bullet
 from generator.importer import html as page_reader
 from generator.importer.cases import Case, case_shapes, same_form, set_case_form
-from generator.importer.draft import PerformanceEntry
+from generator.importer.draft import DefaultsEntry, PerformanceEntry
 from generator.importer.infer import ParamInfo
 from generator.importer.original import Read
 from generator.importer.report import Report
@@ -97,7 +97,7 @@ def bullet_layout(
 def performance_section(
     read: Read,
     perf_case: Case,
-    defaults: Dict[str, Any],
+    defaults: DefaultsEntry,
     prefill: Start,
     page: page_reader.Page,
     page_text: str,
@@ -117,7 +117,7 @@ def performance_section(
     perf_inputs = {
         k: v
         for k, v in perf_case.inputs.items()
-        if not same_form(defaults.get("inputs", {}).get(k), v)
+        if not same_form((defaults.inputs or {}).get(k), v)
     }
     performance.inputs = perf_inputs or None
     performance.min_bytes = min_bytes

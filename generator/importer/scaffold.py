@@ -3,9 +3,10 @@ original starters."""
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional
+from typing import Dict, List, Optional
 
 from generator.importer import starters
+from generator.importer.draft import ScaffoldEntry
 from generator.importer.infer import ParamInfo
 from generator.importer.report import Report
 from generator.languages import LANGUAGES, SigParam
@@ -14,20 +15,20 @@ from generator.spec.derived import is_size
 
 def scaffold_of(
     difficulty: str, slug: str, texts: Dict[str, Optional[str]], sizes: List[str], report: Report
-) -> Optional[Dict[str, Any]]:
+) -> Optional[ScaffoldEntry]:
     if difficulty != "easy":
         return None
     scaffold, notes = starters.scaffold(texts["starter.cu"], sizes)
     for note in notes:
         report.note(note)
     if scaffold is None:
-        scaffold = {"kernel": f"{slug}_kernel", "grid": sizes[:1]}
-        report.note(f"easy starters get chgen's scaffold: kernel {scaffold['kernel']}")
+        scaffold = ScaffoldEntry(f"{slug}_kernel", sizes[:1])
+        report.note(f"easy starters get chgen's scaffold: kernel {scaffold.kernel}")
     return scaffold
 
 
 def starter_scaffolds(
-    scaffold: Optional[Dict[str, Any]],
+    scaffold: Optional[ScaffoldEntry],
     texts: Dict[str, Optional[str]],
     params: List[ParamInfo],
     report: Report,
@@ -40,18 +41,18 @@ def starter_scaffolds(
     for lang in LANGUAGES:
         if not lang.scaffolded or lang.starter_syntax != "python":
             continue
-        default = lang.kernel_parameter_names(sig, scaffold["grid"])
+        default = lang.kernel_parameter_names(sig, scaffold.grid)
         variant = starters.python_scaffold(
             texts.get(lang.starter_name),
-            scaffold["kernel"],
+            scaffold.kernel,
             default,
-            scaffold["grid"],
+            scaffold.grid,
             [p.name for p in params if is_size(p)],
         )
         if variant:
             found[lang.key] = variant
     if found:
-        scaffold["starters"] = found
+        scaffold.starters = found
         report.note(f"scaffold.starters: the {', '.join(found)} stub and launch as written")
 
 
@@ -68,7 +69,7 @@ def exploded_solve(texts: Dict[str, Optional[str]], report: Report) -> List[str]
 
 def starter_helpers_of(
     texts: Dict[str, Optional[str]],
-    scaffold: Optional[Dict[str, Any]],
+    scaffold: Optional[ScaffoldEntry],
     report: Report,
     easy: bool = True,
 ) -> Dict[str, str]:
@@ -78,9 +79,10 @@ def starter_helpers_of(
 
     found = {}
     for lang in LANGUAGES:
-        kernel = scaffold["kernel"] if scaffold else None
-        variant = scaffold.get("starters", {}).get(lang.key, {}) if scaffold else {}
-        kernel = variant.get("kernel", kernel)
+        kernel = scaffold.kernel if scaffold else None
+        variant = (scaffold.starters or {}).get(lang.key) if scaffold else None
+        if variant is not None and variant.kernel is not None:
+            kernel = variant.kernel
         text = texts.get(lang.starter_name)
         stubs = stub_definitions(lang, text, easy) if text is not None else ((), ())
         code = starters.helpers(text, kernel, stubs)

@@ -17,6 +17,7 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from generator.checks.source import starter_tree
 from generator.formatting import FormatError, format_text
+from generator.importer.draft import ScaffoldEntry, StarterScaffoldEntry
 from generator.spec import shapes as shape_exprs
 
 _KERNEL_RE = re.compile(r"__global__\s+void\s+(\w+)\s*\(")
@@ -90,8 +91,9 @@ def helpers(
     return code + "\n" if code.strip() else None
 
 
-def scaffold(cuda: Optional[str], sizes: List[str]) -> Tuple[Optional[dict], List[str]]:
-    """{kernel, grid} from the CUDA starter's __global__ function and its launch arithmetic."""
+def scaffold(cuda: Optional[str], sizes: List[str]) -> Tuple[Optional[ScaffoldEntry], List[str]]:
+    """The kernel's name and grid from the CUDA starter's __global__ function and its launch
+    arithmetic."""
     notes: List[str] = []
     if not cuda:
         return None, ["starter.cu is missing: no kernel name or grid to read"]
@@ -113,7 +115,7 @@ def scaffold(cuda: Optional[str], sizes: List[str]) -> Tuple[Optional[dict], Lis
             f"the scaffold's grid is {fallback} (not representable)"
         )
         grid = fallback
-    return {"kernel": kernel.group(1), "grid": grid}, notes
+    return ScaffoldEntry(kernel.group(1), grid), notes
 
 
 def _solve_params(text: str) -> List[str]:
@@ -176,7 +178,7 @@ def python_scaffold(
     default_parameters: List[str],
     grid: List[str],
     sizes: Sequence[str],
-) -> Optional[dict]:
+) -> Optional[StarterScaffoldEntry]:
     """Where a Python (`@...jit` kernel stub) easy starter departs from chgen's scaffold: the
     stub's name, its parameter names, a 1-D launch over an expression of the sizes, BLOCK_SIZE
     passed by keyword. None when it matches, or has another form altogether."""
@@ -197,11 +199,11 @@ def python_scaffold(
     names = [a.arg for a in stub.args.args]
     if not names or names[-1] != "BLOCK_SIZE" or len(names) - 1 != len(default_parameters):
         return None
-    found: dict = {}
+    found = StarterScaffoldEntry()
     if stub.name != kernel:
-        found["kernel"] = stub.name
+        found.kernel = stub.name
     if names[:-1] != default_parameters:
-        found["parameters"] = names[:-1]
+        found.parameters = names[:-1]
     count = _GRID_COUNT_RE.search(text)
     if len(grid) == 1 and count is not None and count.group(1) != grid[0]:
         try:
@@ -210,10 +212,10 @@ def python_scaffold(
             return None
         if not set(shape_exprs.names(expr)) <= set(sizes):
             return None  # a launch over locals of its own: not a form the spec can write
-        found["grid"] = shape_exprs.spelled(expr)
+        found.grid = shape_exprs.spelled(expr)
     if launch.group(2).rstrip().endswith("BLOCK_SIZE=BLOCK_SIZE"):
-        found["block_keyword"] = True
-    return found or None
+        found.block_keyword = True
+    return found if found.data() else None
 
 
 #: the rules of the Mojo 1.2 API migration: a starter they alone flag is kept, migrated

@@ -189,7 +189,7 @@ def test_the_import_reads_the_variant_and_the_exploded_solve_from_starters():
         "    add[grid](a, b, N, BLOCK_SIZE=BLOCK_SIZE)\n"
     )
     found = python_scaffold(triton, "add_kernel", ["a", "b", "n_elements"], ["N"], ["N"])
-    assert found == {
+    assert found.data() == {
         "kernel": "add",
         "parameters": ["a_ptr", "b_ptr", "N"],
         "grid": "N // 2",

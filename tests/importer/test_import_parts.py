@@ -122,7 +122,9 @@ def test_pre_pages_give_texts_outputs_and_labels():
     assert found.scalar_labels == ["A", "N", "\\alpha"]
     assert not found.matrix
     # a section of the page's own is kept, after the standard section it follows
-    assert found.sections == [{"title": "Notes", "after": "examples", "html": "<p>extra</p>\n"}]
+    assert [s.data() for s in found.sections] == [
+        {"title": "Notes", "after": "examples", "html": "<p>extra</p>\n"}
+    ]
     # every example is read, with its heading as written
     assert [e.title for e in found.examples] == ["Example 1:", "Example 2:"]
     assert found.examples[1].shown.found[("C", True)][0].nested == [9.0]
