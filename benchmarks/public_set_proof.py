@@ -371,17 +371,19 @@ def summarise(
             for c in derived
             if c["reference"]["verdict"] != V.PASS
         ),
+        # reference_impl_jax is a job of its own: counted wherever it ran (a run of --kinds
+        # reference_jax has no reference_solution jobs)
         "reference_jax": sum(
-            1 for c in derived
-            if c["reference_jax"] and c["reference_jax"]["verdict"] != V.NOT_RUN
+            1 for c in challenges
+            if c["reference_jax"] and c["reference_jax"]["verdict"] not in (None, V.NOT_RUN)
         ),  # fmt: skip
         "reference_jax_passes": sum(
-            1 for c in derived if (c["reference_jax"] or {}).get("verdict") == V.PASS
+            1 for c in challenges if (c["reference_jax"] or {}).get("verdict") == V.PASS
         ),
         "reference_jax_fails": sorted(
             f"{c['challenge']} ({c['reference_jax']['verdict']})"
-            for c in derived
-            if c["reference_jax"] and c["reference_jax"]["verdict"] not in (V.PASS, V.NOT_RUN)
+            for c in challenges
+            if c["reference_jax"] and c["reference_jax"]["verdict"] not in (None, V.PASS, V.NOT_RUN)
         ),
         "margin_within_tenth": sum(1 for c in derived if c["margin_ok"]),
         "margin_over_tenth": [c["challenge"] for c in derived if c["margin_ok"] is False],
