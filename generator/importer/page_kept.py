@@ -175,16 +175,14 @@ def page_form(
     if indents is not None and len(indents) != requirements + len(page.constraints):
         form.item_indents = None
         report.note("challenge.html: the items' indentations are chgen's (an item is not kept)")
-    gaps = form.section_gaps
-    if gaps is not None and len(gaps) != examples + 2:
-        form.section_gaps = None
-        report.note(
-            "challenge.html: the blank lines between sections are chgen's (an example is left out)"
-        )
-    ends = form.heading_ends
-    if ends is not None and len(ends) != examples + 2:
-        form.heading_ends = None
-        report.note("challenge.html: the headings' end tags are chgen's (an example is left out)")
+    for name, what in (
+        ("section_gaps", "the blank lines between sections"),
+        ("heading_ends", "the headings' end tags"),
+    ):
+        given = getattr(form, name)
+        if given is not None and len(given) != examples + 2:  # one per standard section
+            setattr(form, name, None)
+            report.note(f"challenge.html: {what} are chgen's (an example is left out)")
     return form
 
 

@@ -133,7 +133,7 @@ _FastBoundedLoader.yaml_implicit_resolvers = _BoundedLoader.yaml_implicit_resolv
 def _compose(text: str) -> Optional[yaml.Node]:
     """The document's node graph. Through libyaml when it is installed and the text is printable;
     any error is then reported by the pure-Python loader, whose messages and positions are the
-    ones documented (tests/spec/test_yaml_fast_path.py: both give the same nodes)."""
+    ones documented (tests/test_yaml_fast_path.py: both give the same nodes)."""
     if yaml.__with_libyaml__ and not yaml.reader.Reader.NON_PRINTABLE.search(text):
         fast = _FastBoundedLoader(text)
         try:

@@ -8,25 +8,25 @@ from generator.spec.derived import SpecView
 from generator.spec.rules.common import Issue
 
 
+#: the page fields that give one value per standard section: what each counts, and the fix
+PER_SECTION = (
+    ("section_gaps", "gap(s)", "give one number of blank lines per section"),
+    ("heading_ends", "end tag(s)", "give one end tag per section"),
+)
+
+
 def validate_page(view: SpecView) -> Iterable[Issue]:
     spec = view.spec
-    gaps = spec.page.section_gaps
     sections = len(spec.examples) + 2
-    if gaps is not None and len(gaps) != sections:
-        yield (
-            ("page", "section_gaps"),
-            f"section_gaps gives {len(gaps)} gap(s); the page has {sections} sections "
-            "(Implementation Requirements, each example, Constraints)",
-            "give one number of blank lines per section",
-        )
-    ends = spec.page.heading_ends
-    if ends is not None and len(ends) != sections:
-        yield (
-            ("page", "heading_ends"),
-            f"heading_ends gives {len(ends)} end tag(s); the page has {sections} sections "
-            "(Implementation Requirements, each example, Constraints)",
-            "give one end tag per section",
-        )
+    for name, unit, hint in PER_SECTION:
+        given = getattr(spec.page, name)
+        if given is not None and len(given) != sections:
+            yield (
+                ("page", name),
+                f"{name} gives {len(given)} {unit}; the page has {sections} sections "
+                "(Implementation Requirements, each example, Constraints)",
+                hint,
+            )
     if spec.after_svg is not None and spec.svg is None:
         yield (
             ("after_svg",),
