@@ -410,11 +410,88 @@ def profile_one(
     if not isolate:
         entry["isolated_ms"] = rounds(isolate=True).median_ms
     entry["host_call_ms"] = host_call_ms(run)
+    if device.startswith("cuda"):
+        entry["round_split"] = round_split(call.bound, call.language, device, isolate)
     entry.update(kernels_per_call(run))
     entry["overhead_ms"] = entry["judge_ms"] - entry["kernel_ms"]
     if getattr(call.bound, "exchange", None) is not None:
         entry.update(per_call_figures(call, device, options))
     return entry
+
+
+#: Rounds per kind (timed, empty) of `round_split`.
+SPLIT_ROUNDS = 200
+
+
+def round_split(bound: Any, language: Any, device: str, isolate: bool) -> Dict[str, Any]:
+    """One timed round as the solution's process makes it (generator/judge/timing.CallClock:
+    the stream held busy by the language's cover, or the device synchronised, the call between
+    two events, then the device synchronised), with the worker's flush and synchronisation
+    before each, timed calls and empty calls in turn: the median host milliseconds from the
+    round's start to the call's return, to its end event, and to the device synchronised, for
+    each kind, and the events' figure. Timed less empty is the judge's clock bound as one
+    process sees it, without the round trip to the worker; the end event's figure against the
+    device's says whether the synchronisation waits for more than the call's ordered work."""
+    import statistics
+    import time
+
+    import torch
+
+    from generator.judge.timing import LAUNCH_COVER_CYCLES, Flush
+
+    cover = language.launch_cover_cycles or LAUNCH_COVER_CYCLES
+    flush = Flush(device, 256 * 1024 * 1024)
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    found: Dict[str, Dict[str, List[float]]] = {"timed": {}, "empty": {}}
+
+    def one(fn: Callable[[], Any]) -> Dict[str, float]:
+        flush()
+        torch.cuda.synchronize()
+        begun = time.perf_counter()
+        if isolate:
+            torch.cuda.synchronize()
+        else:
+            torch.cuda._sleep(cover)
+        start.record()
+        fn()
+        returned = time.perf_counter()
+        end.record()
+        end.synchronize()
+        at_event = time.perf_counter()
+        torch.cuda.synchronize()
+        synced = time.perf_counter()
+        return {
+            "returned": (returned - begun) * 1e3,
+            "end_event": (at_event - begun) * 1e3,
+            "device_sync": (synced - begun) * 1e3,
+            "events": start.elapsed_time(end),
+        }
+
+    try:
+        for index in range(SPLIT_ROUNDS):
+            for kind, fn in (("timed", bound.run), ("empty", _nothing)):
+                if bound.prepare is not None:
+                    bound.prepare()
+                figures = one(fn)
+                if index >= 5:
+                    for name, value in figures.items():
+                        found[kind].setdefault(name, []).append(value)
+    finally:
+        flush.release()
+    medians = {
+        kind: {name: round(statistics.median(v), 4) for name, v in parts.items()}
+        for kind, parts in found.items()
+    }
+    timed, empty = medians["timed"], medians["empty"]
+    medians["timed_less_empty"] = {
+        name: round(timed[name] - empty[name], 4) for name in ("end_event", "device_sync")
+    }
+    medians["isolated"] = isolate
+    return medians
+
+
+def _nothing() -> None:
+    return None
 
 
 def per_call_figures(call: CaseCall, device: str, options: Any) -> Dict[str, Any]:
