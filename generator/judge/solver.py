@@ -195,14 +195,17 @@ class Solver:
         return {"ok": True, "isolated": isolate}
 
     def prepare_call(self, _: Dict[str, Any], __: List[int]) -> Dict[str, Any]:
-        """A baseline's own preparation for the inputs the judge just wrote, outside the clock."""
-        self.solution.prepare_call(self.params, self.values)
+        """Before each timed call, outside its request (whose round trip the judge's clock bound
+        reads): the last call's returned arrays let go of, and a baseline's own preparation for
+        the inputs the judge just wrote."""
+        self.bound.prepare()
+        if self.baseline:
+            self.solution.prepare_call(self.params, self.values)
         self.sync()
         return {"ok": True}
 
     def timed_call(self, request: Dict[str, Any], _: List[int]) -> Dict[str, Any]:
         """One of the judge's timed calls (generator.judge.timing.CallClock)."""
-        self.bound.prepare()  # off the clock
         return self._timed(self.bound.run, bool(request.get("isolate")))
 
     def collect(self, _: Dict[str, Any], __: List[int]) -> Dict[str, Any]:

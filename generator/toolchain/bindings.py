@@ -37,8 +37,9 @@ def require_module(name: str, hint: str) -> None:
 class Bound:
     run: Callable[[], Any]
     finish: Callable[[], None] = lambda: None
-    #: before each timed call, off the clock: lets go of what the last call left (JAX's
-    #: returned arrays, once mapped), so that freeing them is not timed as the next call's work
+    #: before each timed call, off the clock and in a request of its own (generator/judge/
+    #: rounds.py): lets go of what the last call left (JAX's returned arrays, once mapped), so
+    #: that freeing them is neither timed nor in the round trip the judge's clock bound reads
     prepare: Callable[[], None] = lambda: None
     #: a language that returns its outputs: the tensors the last call's returned arrays were
     #: exchanged into on the current stream (what the stream-order check reads), or None

@@ -126,8 +126,8 @@ def test_a_patched_harness_module_changes_nothing_the_process_times_with(judge_c
 
 
 def test_timings_forged_in_the_solutions_process_are_replaced(judge_cache):
-    """The solution reaches the clock object itself (gc) and makes it report a microsecond: the
-    judge's own clock overrules the reported figure."""
+    """The solution reaches the clock object itself (gc) and makes it report a microsecond for
+    calls of some milliseconds: the judge's own clock overrules the reported figure."""
     perf = _scaled_add_timed("forge_timing_clock.pytorch.py", judge_cache)
     assert perf["median_ms"] > 0.01
     assert "the judge's figure is used" in perf["note"]
