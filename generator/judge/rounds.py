@@ -314,7 +314,6 @@ class TimedRounds:
         #: outputs that reach the buffers only when asked (JAX's returned arrays, a baseline that
         #: returns its outputs): checked after the call maps them, not copied at once
         self.collected = bool(judge.language.drops_outputs or judge.job.get("baseline"))
-        self.baseline = bool(judge.job.get("baseline"))
         self.flush = Flush(judge.device, options.flush_bytes)
         self.gpu = judge.device.startswith("cuda")
         self.calls = self.checks = 0
