@@ -100,9 +100,7 @@ def test_interrupted_write_leaves_the_old_tree(workdir: Path, runner, monkeypatc
     assert result.exit_code != 0
     assert snapshot(workdir / "generated") == before
     assert not list(workdir.glob(".generated*"))  # no lock file, no copy beside the tree
-    assert sorted(p.name for p in (workdir / "generated" / ".chgen").iterdir()) == [
-        "manifest.json"
-    ]
+    assert sorted(p.name for p in (workdir / "generated" / ".chgen").iterdir()) == ["manifest.json"]
 
 
 def test_what_an_interrupted_run_left_in_the_state_folder_is_cleared(workdir: Path, runner):

@@ -135,7 +135,8 @@ class ChallengePy:
         if end_line is None or end_col is None:
             return None
         lines = self._lines_with_ends
-        first, last, col = node.lineno - 1, end_line - 1, node.col_offset  # type: ignore[attr-defined]
+        start_line, col = node.lineno, node.col_offset  # type: ignore[attr-defined]
+        first, last = start_line - 1, end_line - 1
         if first == last:
             return lines[first].encode()[col:end_col].decode()
         head = lines[first].encode()

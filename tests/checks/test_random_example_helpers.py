@@ -11,7 +11,7 @@ from check_fixtures import MEDIUM, make_fixture
 
 PY = "challenge.py"
 CALL = "return self._make(x, dy, weight, N, C, 1e-05)"
-ALWAYS = '''
+ALWAYS = """
     def _weights(self, C):
         scale = torch.empty(C, device=self.device, dtype=torch.float32).uniform_(0.5, 1.5)
         return scale
@@ -19,13 +19,13 @@ ALWAYS = '''
     def _with_weights(self, x, dy, N, C):
         weight = self._weights(C)
         return self._make(x, dy, weight, N, C, 1e-05)
-'''
-SOMETIMES = '''
+"""
+SOMETIMES = """
     def _with_weights(self, x, dy, N, C, weight=None):
         if weight is None:
             weight = torch.rand(C, device=self.device, dtype=torch.float32)
         return self._make(x, dy, weight, N, C, 1e-05)
-'''
+"""
 
 
 def _p018(tmp_path: Path, helpers: str, call: str):

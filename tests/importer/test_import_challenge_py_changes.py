@@ -178,7 +178,7 @@ def test_the_comment_opening_the_performance_test_is_kept(runner, tmp_path: Path
     comment = "        # fifty million elements:\n        # two vectors of 200 MB\n"
     path.write_text(path.read_text().replace(opening, opening + comment))
     imported = import_challenge(path.parent)
-    assert "  note: \"fifty million elements:\\ntwo vectors of 200 MB\"" in imported.spec_text
+    assert '  note: "fifty million elements:\\ntwo vectors of 200 MB"' in imported.spec_text
     assert "comments dropped" not in imported.challenge_py.causes()
     spec = imported.write(tmp_path / "specs" / imported.spec_name)[0]
     result = runner.invoke(app, ["generate", "--out", str(tmp_path / "tree"), str(spec)])
