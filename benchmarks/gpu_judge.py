@@ -30,7 +30,11 @@ every case of a multi-GPU challenge on N ranks (GPUs 0..N-1) instead of its own,
 --ranks N` does (its mutants may then be not provable). `--only PATTERN` (repeated) judges only
 the jobs whose id matches the shell pattern; `--first PATTERN` (repeated) times those jobs before
 all others; `--timed-only` runs no functional cases for a timed job (its checked timed calls still
-judge its outputs), for a run short of GPU time. Exit 0 when every job ended as expected, every
+judge its outputs), for a run short of GPU time. A run longer than a call of a lent machine is
+split over calls: `--state DIR` (a folder kept between them) holds the journal of finished jobs,
+each call's start and the first call's harness checks, `--stop-after S` starts no job after S
+seconds; each call given the same DIR takes up what is left and writes the whole report again,
+with every call's seconds (`meta.calls`). Exit 0 when every job ended as expected, every
 spec-level proof held and no cheat of the timing family was timed faster than the honest entry by
 more than 10%. About 1.5 minutes of correctness, then timing until the deadline: the whole run
 stays within about 7 minutes.
@@ -61,6 +65,8 @@ import time
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence
 
+#: --stop-after counts from here: loading the bundle is part of a call's time
+STARTED = time.monotonic()
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
@@ -338,9 +344,12 @@ def run(
     steps: Sequence[str] = CHECKS,
     first: Sequence[str] = (),
     timed_only: bool = False,
+    state: Optional[Path] = None,
+    stop_after: Optional[float] = None,
 ) -> int:
     from rich.console import Console
 
+    from benchmarks.calls import calls_timing, start_call
     from benchmarks.results_files import write_results
     from generator.judge.commands import CommandError, TestArgs, parse_seeds, test_command
     from generator.judge.toolchains import gpus
@@ -361,14 +370,21 @@ def run(
         except CommandError as exc:
             errors.print(f"error: {exc}", markup=False)
             return 1
+        calls = start_call(state)
         checks: Optional[Dict[str, Any]] = None
         deadline_s = deadline
-        if perf and device.startswith("cuda") and steps:
+        kept = state / "checks.json" if state is not None else None
+        if perf and device.startswith("cuda") and steps and kept is not None and kept.is_file():
+            checks = json.loads(kept.read_text())
+            console.print(f"harness checks: as the run's first call made them ({kept})")
+        elif perf and device.startswith("cuda") and steps:
             # First, on a quiet GPU; never skipped by the deadline, which they shorten instead.
             started = time.monotonic()
             console.print(f"harness checks: {', '.join(steps)}", markup=False)
             checks = harness_checks(prebuilt, out, device, stdout, steps=steps)
             deadline_s = max(0.0, deadline - (time.monotonic() - started))
+            if kept is not None:
+                kept.write_text(json.dumps(checks, indent=1) + "\n")
         else:
             console.print("harness checks: skipped (they time on a GPU)", markup=False)
         args = TestArgs(
@@ -396,12 +412,16 @@ def run(
             only=list(only),
             first=list(first),
             timed_only=timed_only,
+            stop_after_s=None if stop_after is None else stop_after - (time.monotonic() - STARTED),
+            journal=state / "journal.jsonl" if state is not None else None,
         )
         try:
             code = test_command(args, console, errors)
         except CommandError as exc:
             errors.print(f"error: {exc}", markup=False)
             return 1
+        if state is not None:
+            record_calls(out, calls_timing(state, calls, time.time()))
         if perf:
             family = add_checks(out, checks, console, timed_only)
             if any(entry["outcome"] == "GAINED" for entry in family):
@@ -411,6 +431,22 @@ def run(
             for path in write_results(report, results):
                 console.print(f"results file: {path}", markup=False)
         return code
+
+
+def record_calls(out: Path, timing: Dict[str, Any]) -> None:
+    """A run split over calls (`--state`): each call's seconds into judge.json's meta (`calls`)
+    and a line of judge.md."""
+    from generator.judge.report import write_json
+
+    report = json.loads((out / "judge.json").read_text())
+    report.setdefault("meta", {})["calls"] = timing
+    write_json(out / "judge.json", report)
+    spans = " + ".join(f"{call['seconds']:.1f}" for call in timing["calls"])
+    with open(out / "judge.md", "a") as markdown:
+        markdown.write(
+            f"\nOne run over {len(timing['calls'])} call(s), resumed from its journal each time: "
+            f"{timing['seconds']:.1f} s ({spans}).\n"
+        )
 
 
 def add_checks(
@@ -514,6 +550,18 @@ def main() -> int:
         "run short of GPU time",
     )
     go.add_argument(
+        "--state",
+        type=Path,
+        help="a folder kept between calls: the journal of finished jobs and the harness checks "
+        "of the first call; a call given the same folder takes up what is left",
+    )
+    go.add_argument(
+        "--stop-after",
+        type=float,
+        help="start no job after this many seconds of the call (what is left is reported not "
+        "run, for the next call with the same --state)",
+    )
+    go.add_argument(
         "--checks",
         default=",".join(CHECKS),
         help=f"the harness checks to make first, comma-separated ({', '.join(CHECKS)}), or none",
@@ -536,6 +584,8 @@ def main() -> int:
         checks_of(args.checks),
         args.first,
         args.timed_only,
+        args.state.resolve() if args.state else None,
+        args.stop_after,
     )
 
 

@@ -54,6 +54,7 @@ STARTED = time.perf_counter()
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.calls import calls_timing, start_call  # noqa: E402
 from benchmarks.machine import describe  # noqa: E402
 from generator.judge import verdicts as V  # noqa: E402
 from generator.judge.cache import Cache  # noqa: E402
@@ -213,37 +214,6 @@ def run(args: argparse.Namespace) -> int:
     write_results(results, args.results)
     print(f"report: {report_path}; log: {report_path.with_suffix('.log')}")
     return 0
-
-
-def start_call(state: Optional[Path]) -> List[Dict[str, Any]]:
-    """--state: this call's start, recorded before any job runs (a call killed at its limit
-    still counts up to the last job it journalled)."""
-    if state is None:
-        return []
-    path = state / "calls.json"
-    calls = json.loads(path.read_text()) if path.is_file() else []
-    calls.append({"started": time.time(), "ended": None})
-    state.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(calls, indent=1) + "\n")
-    return calls
-
-
-def calls_timing(state: Path, calls: List[Dict[str, Any]], now: float) -> Dict[str, Any]:
-    """The proof's seconds over every call of a resumed run: each call from its start to its
-    end, or, for a call that was killed, to the last job it journalled."""
-    from generator.judge.journal import Journal
-
-    calls[-1]["ended"] = now
-    (state / "calls.json").write_text(json.dumps(calls, indent=1) + "\n")
-    finished = Journal(state / "journal.jsonl").finished_at
-    spans = []
-    for i, call in enumerate(calls):
-        upto = calls[i + 1]["started"] if i + 1 < len(calls) else float("inf")
-        mine = [t for t in finished if call["started"] <= t < upto]
-        end = call["ended"] or max(mine, default=call["started"])
-        spans.append({"seconds": round(end - call["started"], 1), "jobs_finished": len(mine),
-                      "killed": call["ended"] is None})  # fmt: skip
-    return {"calls": spans, "seconds": round(sum(s["seconds"] for s in spans), 1)}
 
 
 def build(plan: Any, args: argparse.Namespace, cache: Cache) -> int:

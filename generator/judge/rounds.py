@@ -31,9 +31,18 @@ worker's clock alone, with the device synchronised before each call (its launch 
 the report says so. `RoundSteps` records where the rounds' time goes (to the solution's process,
 its host work, its wait for the device, back), to explain the gap between the two figures.
 
-The empty calls are timed twice. Before the solution is loaded (it cannot slow those), and among
+An empty call is the least call of the solution's language, bound as a solution's is, where it
+has one (JAX: a jitted `x + 0` on a small buffer, `Language.trivial_call`: a JAX call leaves
+0.08-0.1 ms of its own work on the device after what the current stream waits for, which the
+device synchronisation ending each round waits for), else an empty function; what every call of
+the language costs besides its work is then not counted against a solution. The empty calls are
+timed twice. Before the solution is loaded (it cannot slow those), and among
 the timed calls, at secret places, each after the worker's same preparation (the last call's inputs
-written again, the flush, the synchronisation; `ClockBound`): what a
+written again, the preparation request, the flush, the synchronisation; `ClockBound`). The
+preparation request matters as much as the flush: without it an empty call reached a solution's
+process that had waited through the worker's check of the last call, and on an H200 (2026-12-04)
+its round trip took 0.1-0.2 ms longer to start than a timed call's, which left the bound of 142's
+CUDA solution at 0 ms. What a
 round costs besides the call grows once the solution's process holds its buffers and its
 framework (measured on an H200: 0.1-0.5 ms a call more than before the load, for every language,
 so that every honest solution fell below the bound of the empty calls before the load). The
@@ -101,6 +110,7 @@ def calibrate(
     for isolate in (False, True):
         trips = []
         for index in range(CALIBRATION_WARMUP + CALIBRATION_CALLS):
+            solution.request({"op": "prepare_call", "empty": True}, timeout, "calibration")
             if before is not None:
                 before()
             started = time.monotonic()
@@ -320,6 +330,9 @@ class TimedRounds:
         self.trips: List[float] = []
         self.l2_reset: Optional[bool] = None
         self.replaced = False
+        #: what the empty calls among the timed ones made (`least call` of the language, or an
+        #: `empty function`), as the solution's process says
+        self.empty_call: Optional[str] = None
         self.judge_ms: Optional[float] = None
         self.reported_ms: Optional[float] = None
         self.bounds = {mode: ClockBound(calibration[mode]) for mode in (False, True)}
@@ -345,6 +358,7 @@ class TimedRounds:
         the last call's inputs written again, the L2 flushed, the device idle."""
         if self._last is not None:
             self._write(self._last)
+        self.solution.request({"op": "prepare_call", "empty": True}, self.judge.timeout, "timing")
         self._quiet()
         sent = time.monotonic_ns()
         reply = self.solution.request(
@@ -353,6 +367,8 @@ class TimedRounds:
         back = time.monotonic_ns()
         self.bounds[isolate].add_empty((back - sent) / 1e9)
         self.steps.add("empty", sent, reply, back)
+        if isinstance(reply, dict):
+            self.empty_call = reply.get("call")
 
     def one(self, index: int, checked: bool, isolate: bool) -> Tuple[float, float]:
         """One timed call: (the reported milliseconds, the worker's round trip in seconds)."""
@@ -467,6 +483,7 @@ class TimedRounds:
                     "stream": self.bounds[False].record(),
                     "isolated": self.bounds[True].record(),
                 },
+                "empty_call": self.empty_call,
                 "l2_persisting_reset": self.l2_reset,
                 "round_steps_ms": self.steps.record(),
                 "replaced": self.replaced,

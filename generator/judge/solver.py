@@ -113,6 +113,8 @@ class Solver:
         self.mapped = None
         self.values: Dict[str, Any] = {}
         self.bound: Any = None
+        #: the empty timed calls' call (`calibrate`)
+        self.trivial: Any = None
         self.baseline = bool(hello.get("baseline"))
         self.solution = None
 
@@ -153,8 +155,26 @@ class Solver:
         return {"ok": True}
 
     def calibrate(self, request: Dict[str, Any], _: List[int]) -> Dict[str, Any]:
-        """An empty timed call (the judge's yardstick of what a round costs besides the call)."""
-        return self._timed(_nothing, bool(request.get("isolate")))
+        """An empty timed call (the judge's yardstick of what a round costs besides the call):
+        the language's least call where it has one (`Language.trivial_call`), else an empty
+        function. Its preparation is a request of its own (`prepare_call` with `empty`), as a
+        timed call's is, so that the two round trips hold the same steps."""
+        least = self._least_call()
+        reply = self._timed(least.run, bool(request.get("isolate")))
+        reply["call"] = "empty function" if least.run is _nothing else "least call"
+        return reply
+
+    def _least_call(self) -> Any:
+        """The empty calls' call, made at the first of them, before the solution is loaded."""
+        if self.trivial is None:
+            from generator.toolchain.bindings import Bound
+
+            try:
+                made = self.language.trivial_call(self.device)
+            except Exception:  # noqa: BLE001 - the framework missing: loading the solution says so
+                made = None
+            self.trivial = made or Bound(_nothing)
+        return self.trivial
 
     def _timed(self, fn: Any, isolate: bool) -> Dict[str, Any]:
         ms, steps = self.clock.call(fn, isolate, self.cover_cycles)
@@ -194,13 +214,18 @@ class Solver:
         pristine.close()
         return {"ok": True, "isolated": isolate}
 
-    def prepare_call(self, _: Dict[str, Any], __: List[int]) -> Dict[str, Any]:
+    def prepare_call(self, request: Dict[str, Any], __: List[int]) -> Dict[str, Any]:
         """Before each timed call, outside its request (whose round trip the judge's clock bound
         reads): the last call's returned arrays let go of, and a baseline's own preparation for
-        the inputs the judge just wrote."""
-        self.bound.prepare()
-        if self.baseline:
-            self.solution.prepare_call(self.params, self.values)
+        the inputs the judge just wrote; before an empty call (`empty`), the same for the
+        language's least call. Both kinds of call then reach the solution's process just after
+        a request of the same kind, its thread as awake for one as for the other."""
+        if request.get("empty"):
+            self._least_call().prepare()
+        else:
+            self.bound.prepare()
+            if self.baseline:
+                self.solution.prepare_call(self.params, self.values)
         self.sync()
         return {"ok": True}
 

@@ -245,6 +245,13 @@ class Language:
     def prepare_worker(self) -> None:
         """Site folders the worker must add before the language is imported."""
 
+    def trivial_call(self, device: str) -> Optional[Any]:
+        """A `Bound` (generator/toolchain/bindings.py) of this language's least call, bound as
+        a solution's is, which the judge's empty timed calls make (generator/judge/rounds.py):
+        what every call in the language costs besides its work is then not counted against a
+        solution. None: an empty function (a call of a compiled library costs nothing more)."""
+        return None
+
     def build(self, source: Path, workdir: Path, target: Optional[str]) -> Path:
         """Turn a source file into something `load` accepts; raise BuildError on failure."""
         raise NotImplementedError

@@ -65,9 +65,11 @@ def load_proof():
 
 
 def test_the_proof_counts_each_call_a_killed_one_up_to_its_last_job(tmp_path):
-    """benchmarks/public_set_proof.py --state: each call's seconds, a call killed at its limit
-    (no end recorded) counted up to the last job it journalled, and their sum."""
-    proof = load_proof()
+    """--state of benchmarks/public_set_proof.py and gpu_judge.py (benchmarks/calls.py): each
+    call's seconds, a call killed at its limit (no end recorded) counted up to the last job it
+    journalled, and their sum."""
+    from benchmarks import calls as proof
+
     state = tmp_path / "state"
     first = proof.start_call(state)
     first[0]["started"] -= 100.0  # the first call began 100 s ago and was killed

@@ -148,22 +148,24 @@ def test_only_a_baseline_may_return_its_outputs_or_prepare(judge_cache):
 
 def test_each_empty_call_of_the_calibration_follows_the_workers_own_work():
     """The empty calls pass the GPU from the worker to the solution's process, as timed calls do
-    after the worker's flush: `before` runs ahead of every one, outside its round trip."""
+    after the worker's flush: `before` runs ahead of every one, outside its round trip, after a
+    preparation request of its own (as a timed call's)."""
     from generator.judge.rounds import CALIBRATION_CALLS, CALIBRATION_WARMUP, calibrate
 
     events = []
 
     class Process:
         def request(self, message, timeout, where):
-            events.append(("call", message["op"], message["isolate"]))
+            events.append(("call", message["op"], message.get("isolate")))
             return {"ok": True, "ms": 0.0}
 
     found = calibrate(Process(), 5.0, lambda: events.append(("before",)))
     per_mode = CALIBRATION_WARMUP + CALIBRATION_CALLS
     assert sorted(found) == [False, True]
-    assert events[0::2] == [("before",)] * (2 * per_mode)
+    assert events[0::3] == [("call", "prepare_call", None)] * (2 * per_mode)
+    assert events[1::3] == [("before",)] * (2 * per_mode)
     assert (
-        events[1::2]
+        events[2::3]
         == [("call", "calibrate", False)] * per_mode + [("call", "calibrate", True)] * per_mode
     )
 
