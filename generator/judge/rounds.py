@@ -41,8 +41,9 @@ the timed calls, at secret places, each after the worker's same preparation (the
 written again, the preparation request, the flush, the synchronisation; `ClockBound`). The
 preparation request matters as much as the flush: without it an empty call reached a solution's
 process that had waited through the worker's check of the last call, and on an H200 (2026-12-04)
-its round trip took 0.1-0.2 ms longer to start than a timed call's, which left the bound of 142's
-CUDA solution at 0 ms. What a
+its request took up to 0.18 ms longer to reach the call than a timed call's, which left the
+worker's figure for 142's CUDA solution at 0 ms (0.087 ms with the request, for the solution's
+0.195: the bound stays coarse, made for gross forgeries). What a
 round costs besides the call grows once the solution's process holds its buffers and its
 framework (measured on an H200: 0.1-0.5 ms a call more than before the load, for every language,
 so that every honest solution fell below the bound of the empty calls before the load). The
