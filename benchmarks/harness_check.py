@@ -54,6 +54,10 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks.results_files import AGREEMENT  # noqa: E402
 
+# The tiny array the dispatch floor is measured on: that of JAX's least call, which the judge's
+# empty calls make.
+from generator.languages.jax import TRIVIAL_SHAPE as DISPATCH_SHAPE  # noqa: E402
+
 #: The solutions whose judge time is cross-checked: the optimized CUDA ones of 142 and 143.
 CROSSCHECK_JOBS = (
     "142_rms_norm_backward/solution/optimized/cuda",
@@ -65,8 +69,6 @@ BASELINE_JOBS = (
     "142_rms_norm_backward/baseline/liger_kernel_rms_norm_backward_rstd_precomputed/pytorch",
     "143_row_inverse_rms/baseline/torch_compile_of_x_float_square_mean_1_writing_in_place/pytorch",
 )
-#: The tiny array the dispatch floor is measured on.
-DISPATCH_SHAPE = (8, 128)
 #: The solutions profiled by default: those that run on streams of their own, and CUDA beside them.
 PROFILE_JOBS = tuple(
     f"{challenge}/solution/optimized/{language}"

@@ -219,41 +219,6 @@ class JaxSolve:
         )
 
 
-@dataclass
-class _TrivialParam:
-    """A parameter of `trivial_jax_call`, with what a binding reads of a signature's."""
-
-    name: str
-    direction: str
-    is_tensor: bool = True
-
-
-#: The buffer `trivial_jax_call` works on: as small as the dispatch floor's (harness_check.py).
-TRIVIAL_SHAPE = (8, 128)
-
-
-def _plus_zero(x: Any) -> Any:
-    return x + 0
-
-
-def trivial_jax_call(device: str) -> Bound:
-    """A jitted `x + 0` on a small buffer of `device`, bound as a JAX solution is (`JaxSolve`):
-    what any JAX call costs besides its work, for the judge's empty timed calls
-    (generator/judge/rounds.py)."""
-    import jax
-    import torch
-
-    params = [_TrivialParam("x", "in"), _TrivialParam("y", "out")]
-    values = {
-        "x": torch.zeros(TRIVIAL_SHAPE, dtype=torch.float32, device=device),
-        "y": torch.empty(TRIVIAL_SHAPE, dtype=torch.float32, device=device),
-    }
-    bound = JaxSolve(jax.jit(_plus_zero)).bind(params, values)
-    bound.run()  # compiled here, not in a timed call
-    bound.prepare()
-    return bound
-
-
 class _Arguments:
     """A JAX call's arguments in signature order: the tensors as DLPack views of the judge's
     buffers, made once; those JAX did not alias (`aliases`) or that a call deleted (donated),
